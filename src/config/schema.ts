@@ -1,0 +1,174 @@
+import { z } from 'zod';
+import { usdPerMillionToNano } from '../lib/money.ts';
+
+/** USD amount written as a number or a decimal string ("0.40"). Kept exact as integer nano-USD. */
+const usdPerMillion = z
+  .union([z.string(), z.number()])
+  .transform((value, context) => {
+    try {
+      return usdPerMillionToNano(String(value));
+    } catch (error) {
+      context.addIssue({ code: z.ZodIssueCode.custom, message: (error as Error).message });
+      return z.NEVER;
+    }
+  });
+
+const reasoningEffort = z.enum(['low', 'medium', 'xhigh']);
+
+const simulatedScriptEntry = z
+  .object({
+    /** Substring (case-insensitive) of the last user message that selects this entry; absent matches all. */
+    match: z.string().optional(),
+    reply: z.string().optional(),
+    tool_call: z.object({ name: z.string(), arguments: z.record(z.unknown()).default({}) }).optional(),
+    fail: z.enum(['rate_limited', 'timeout', 'unavailable', 'bad_request', 'invalid_response', 'auth']).optional(),
+    /** Fail mid-stream after this many text pieces. */
+    fail_after_chunks: z.number().int().nonnegative().optional(),
+  })
+  .strict();
+
+const provider = z
+  .object({
+    id: z.string().regex(/^[a-z0-9][a-z0-9_-]*$/, 'lower-case letters, digits, - and _'),
+    kind: z.enum(['openai', 'anthropic', 'simulated']),
+    base_url: z.string().url().optional(),
+    api_key: z.string().optional(),
+    /** Time allowed to receive response headers, and between two pieces of a body. */
+    timeout_ms: z.number().int().positive().default(60_000),
+    /** Keep-alive connections kept per provider. */
+    connections: z.number().int().positive().default(64),
+    /** Extra headers sent upstream on every call (e.g. OpenRouter attribution). */
+    headers: z.record(z.string()).default({}),
+    simulated: z
+      .object({
+        latency_ms: z.number().int().nonnegative().default(200),
+        tokens_per_second: z.number().positive().default(80),
+        script: z.array(simulatedScriptEntry).default([]),
+      })
+      .strict()
+      .default({}),
+  })
+  .strict()
+  .superRefine((value, context) => {
+    if (value.kind !== 'simulated' && !value.base_url) {
+      context.addIssue({ code: z.ZodIssueCode.custom, path: ['base_url'], message: `required for kind ${value.kind}` });
+    }
+  })
+  .transform((value) => ({
+    id: value.id,
+    kind: value.kind,
+    baseUrl: (value.base_url ?? '').replace(/\/+$/, ''),
+    apiKey: value.api_key,
+    timeoutMs: value.timeout_ms,
+    connections: value.connections,
+    headers: value.headers,
+    simulated: {
+      latencyMs: value.simulated.latency_ms,
+      tokensPerSecond: value.simulated.tokens_per_second,
+      script: value.simulated.script,
+    },
+  }));
+
+const model = z
+  .object({
+    id: z.string().regex(/^[^/\s]+\/\S+$/, 'must look like provider/name'),
+    provider: z.string(),
+    upstream: z.string().optional(),
+    price: z
+      .object({
+        input: usdPerMillion,
+        cached_input: usdPerMillion.optional(),
+        cache_write: usdPerMillion.optional(),
+        output: usdPerMillion,
+      })
+      .strict(),
+    context_window: z.number().int().positive(),
+    max_output_tokens: z.number().int().positive(),
+    /** Most an image can count as input tokens for this model. */
+    max_image_tokens: z.number().int().positive().default(1_600),
+    capabilities: z
+      .object({
+        tools: z.boolean().default(false),
+        vision: z.boolean().default(false),
+        reasoning: z.boolean().default(false),
+      })
+      .strict()
+      .default({}),
+  })
+  .strict()
+  .transform((value) => ({
+    id: value.id,
+    provider: value.provider,
+    upstream: value.upstream ?? value.id.slice(value.id.indexOf('/') + 1),
+    price: {
+      inputNanoPerMillion: value.price.input,
+      cachedInputNanoPerMillion: value.price.cached_input ?? value.price.input,
+      cacheWriteNanoPerMillion: value.price.cache_write ?? value.price.input,
+      outputNanoPerMillion: value.price.output,
+    },
+    contextWindow: value.context_window,
+    maxOutputTokens: value.max_output_tokens,
+    maxImageTokens: value.max_image_tokens,
+    capabilities: value.capabilities,
+  }));
+
+const alias = z
+  .object({
+    candidates: z.array(z.string()).min(1),
+    reasoning: reasoningEffort,
+  })
+  .strict();
+
+export const configSchema = z
+  .object({
+    server: z
+      .object({
+        host: z.string().default('127.0.0.1'),
+        port: z.number().int().min(0).max(65535).default(8787),
+        /** Largest request body accepted, in bytes. */
+        body_limit_bytes: z.number().int().positive().default(20 * 1024 * 1024),
+      })
+      .strict()
+      .default({}),
+    database: z
+      .object({ path: z.string().default('./data/gateway.db') })
+      .strict()
+      .default({}),
+    providers: z.array(provider).min(1),
+    models: z.array(model).min(1),
+    aliases: z
+      .object({ 'svc/fast': alias, 'svc/balanced': alias, 'svc/best': alias })
+      .strict(),
+  })
+  .strict()
+  .superRefine((config, context) => {
+    const providerIds = new Set<string>();
+    config.providers.forEach((entry, index) => {
+      if (providerIds.has(entry.id)) context.addIssue({ code: 'custom', path: ['providers', index, 'id'], message: `duplicate provider id ${entry.id}` });
+      providerIds.add(entry.id);
+    });
+    const modelIds = new Set<string>();
+    config.models.forEach((entry, index) => {
+      if (modelIds.has(entry.id)) context.addIssue({ code: 'custom', path: ['models', index, 'id'], message: `duplicate model id ${entry.id}` });
+      modelIds.add(entry.id);
+      if (!providerIds.has(entry.provider)) {
+        context.addIssue({ code: 'custom', path: ['models', index, 'provider'], message: `unknown provider ${entry.provider}` });
+      }
+      if (entry.maxOutputTokens > entry.contextWindow) {
+        context.addIssue({ code: 'custom', path: ['models', index, 'max_output_tokens'], message: 'larger than context_window' });
+      }
+    });
+    for (const [name, entry] of Object.entries(config.aliases)) {
+      entry.candidates.forEach((candidate, index) => {
+        if (!modelIds.has(candidate)) {
+          context.addIssue({ code: 'custom', path: ['aliases', name, 'candidates', index], message: `unknown model ${candidate}` });
+        }
+      });
+    }
+  });
+
+export type GatewayConfig = z.output<typeof configSchema>;
+export type ProviderConfig = GatewayConfig['providers'][number];
+export type ModelConfig = GatewayConfig['models'][number];
+export type AliasName = keyof GatewayConfig['aliases'];
+export type SimulatedScriptEntry = z.output<typeof simulatedScriptEntry>;

@@ -1,0 +1,29 @@
+import { errorCatalog, type ErrorCode } from './catalog.ts';
+
+/** The one error type the gateway throws on purpose; rendered per wire format at the edge. */
+export class GatewayError extends Error {
+  readonly code: ErrorCode;
+  /** Extra response headers, e.g. retry-after. */
+  readonly headers: Record<string, string>;
+
+  constructor(code: ErrorCode, message: string, headers: Record<string, string> = {}) {
+    super(message);
+    this.name = 'GatewayError';
+    this.code = code;
+    this.headers = headers;
+  }
+
+  get status(): number {
+    return errorCatalog[this.code].status;
+  }
+
+  get retryable(): boolean {
+    return errorCatalog[this.code].retryable;
+  }
+}
+
+/** Anything thrown that is not a GatewayError becomes internal_error; its message never reaches a client. */
+export function toGatewayError(error: unknown): GatewayError {
+  if (error instanceof GatewayError) return error;
+  return new GatewayError('internal_error', 'The gateway hit an unexpected error. Quote the request id when reporting it.');
+}

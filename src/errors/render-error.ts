@@ -1,0 +1,33 @@
+import { errorCatalog } from './catalog.ts';
+import type { GatewayError } from './gateway-error.ts';
+
+/** The contract's envelope, as OpenAI-style clients parse it. */
+export function renderOpenAIError(error: GatewayError, requestId: string) {
+  const spec = errorCatalog[error.code];
+  return {
+    error: {
+      message: error.message,
+      type: spec.type,
+      code: error.code,
+      param: null,
+      retryable: spec.retryable,
+      request_id: requestId,
+    },
+  };
+}
+
+/** The same fields inside the body Anthropic clients parse. */
+export function renderAnthropicError(error: GatewayError, requestId: string) {
+  const spec = errorCatalog[error.code];
+  return {
+    type: 'error',
+    error: {
+      type: spec.anthropicType,
+      message: error.message,
+      code: error.code,
+      retryable: spec.retryable,
+      request_id: requestId,
+    },
+    request_id: requestId,
+  };
+}

@@ -1,0 +1,30 @@
+import type { ToolCall } from './chat-request.ts';
+
+export type FinishReason = 'stop' | 'length' | 'tool_calls' | 'content_filter';
+
+/** Token counts as a provider reported them, normalised. */
+export interface Usage {
+  /** Every prompt token, cached and cache-written ones included. */
+  inputTokens: number;
+  /** Prompt tokens read from the provider's cache (subset of inputTokens). */
+  cachedInputTokens: number;
+  /** Prompt tokens written to the provider's cache (subset of inputTokens). */
+  cacheWriteTokens: number;
+  /** Every output token, reasoning included. */
+  outputTokens: number;
+  /** Reasoning tokens (subset of outputTokens). */
+  reasoningTokens: number;
+}
+
+export interface ChatResult {
+  content: string;
+  reasoning?: string;
+  toolCalls: ToolCall[];
+  finishReason: FinishReason;
+  /** Absent when the provider did not report usage. */
+  usage?: Usage;
+}
+
+export function emptyUsage(): Usage {
+  return { inputTokens: 0, cachedInputTokens: 0, cacheWriteTokens: 0, outputTokens: 0, reasoningTokens: 0 };
+}

@@ -1,0 +1,14 @@
+import type { FinishReason, Usage } from './chat-result.ts';
+
+/**
+ * One piece of a streamed answer. Providers turn their wire events into these; the HTTP
+ * layer turns these into the client's wire format.
+ */
+export type StreamPart =
+  | { type: 'text-delta'; text: string }
+  | { type: 'reasoning-delta'; text: string }
+  /** A tool call begins; `index` orders calls within the answer (0, 1, ...). */
+  | { type: 'tool-call-start'; index: number; id: string; name: string }
+  | { type: 'tool-call-delta'; index: number; argumentsDelta: string }
+  /** Last part of a successful stream. Usage is absent when the provider did not report it. */
+  | { type: 'finish'; finishReason: FinishReason; usage?: Usage };

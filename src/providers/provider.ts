@@ -1,0 +1,26 @@
+import type { ChatRequest, ReasoningEffort } from '../protocol/canonical/chat-request.ts';
+import type { ChatResult } from '../protocol/canonical/chat-result.ts';
+import type { StreamPart } from '../protocol/canonical/stream-part.ts';
+import type { ModelConfig } from '../config/schema.ts';
+
+/** One call to one model: the canonical request plus what routing decided for that model. */
+export interface ProviderCall {
+  request: ChatRequest;
+  model: ModelConfig;
+  /** Effective reasoning level, already dropped (undefined) for models without reasoning. */
+  reasoningEffort?: ReasoningEffort;
+  /** Output token cap to send upstream. */
+  maxOutputTokens: number;
+  signal: AbortSignal;
+}
+
+/**
+ * The whole provider contract. Failures are thrown as ProviderError. A stream must throw
+ * before yielding its first part when the provider fails before answering, so the router
+ * can fall back; a failure after the first part is thrown from the iterator.
+ */
+export interface ProviderAdapter {
+  generate(call: ProviderCall): Promise<ChatResult>;
+  stream(call: ProviderCall): AsyncIterable<StreamPart>;
+  close(): Promise<void>;
+}

@@ -1,0 +1,78 @@
+import type { Usage } from '../protocol/canonical/chat-result.ts';
+
+export type Scope = 'inference' | 'fix';
+
+export interface ApiKeyRecord {
+  id: string;
+  accountId: string;
+  name: string;
+  /** Display prefix, e.g. "svc_Ab12Cd34". */
+  prefix: string;
+  /** Hex SHA-256 of the full key. The key itself is never stored. */
+  hash: string;
+  scopes: Scope[];
+  /** Allowed model strings (aliases or exact ids); null allows every model. */
+  models: string[] | null;
+  dailyLimitNano: number | null;
+  /** Requests per minute; null uses the configured default. */
+  rateLimitPerMinute: number | null;
+  /** ISO 8601 instants. */
+  expiresAt: string | null;
+  revokedAt: string | null;
+  createdAt: string;
+  lastUsedAt: string | null;
+}
+
+export type ReceiptStatus = 'succeeded' | 'failed' | 'cancelled';
+
+export interface Attempt {
+  model: string;
+  outcome: 'succeeded' | 'failed' | 'skipped' | 'cancelled';
+  errorCode?: string;
+  /** What the provider said, without secrets; for the receipt reader. */
+  detail?: string;
+  latencyMs: number;
+}
+
+export interface AppliedPrices {
+  inputNanoPerMillion: number;
+  cachedInputNanoPerMillion: number;
+  cacheWriteNanoPerMillion: number;
+  outputNanoPerMillion: number;
+}
+
+export interface ReceiptRecord {
+  id: string;
+  requestId: string;
+  accountId: string;
+  keyId: string;
+  keyPrefix: string;
+  /** ISO 8601 with milliseconds. */
+  createdAt: string;
+  status: ReceiptStatus;
+  endpoint: string;
+  stream: boolean;
+  requestedModel: string | null;
+  answeringModel: string | null;
+  attempts: Attempt[];
+  usage: Usage | null;
+  /** True when usage was estimated by the gateway because the provider never reported it. */
+  usageEstimated: boolean;
+  prices: AppliedPrices | null;
+  /** Worst-case cost held for the request, nano-USD. */
+  holdNano: number;
+  /** Actual cost charged, nano-USD. */
+  costNano: number;
+  latencyMs: number;
+  timeToFirstTokenMs: number | null;
+  errorCode: string | null;
+}
+
+export interface AuditEntry {
+  id: number;
+  accountId: string;
+  at: string;
+  actor: string;
+  action: string;
+  detail: Record<string, unknown>;
+}

@@ -1,0 +1,45 @@
+import type { ApiKeyRecord, AuditEntry, ReceiptRecord } from './records.ts';
+
+/** The one account of an embedded deployment (decisions: one deployment serves one workspace). */
+export const DEFAULT_ACCOUNT_ID = 'default';
+
+export interface ReceiptPage {
+  data: ReceiptRecord[];
+  hasMore: boolean;
+}
+
+/**
+ * Storage port. Every backend (SQLite now, PostgreSQL later) implements it and passes the
+ * one contract suite in store-contract.ts. All methods are async so either backend fits.
+ */
+export interface Store {
+  migrate(): Promise<void>;
+
+  insertKey(key: ApiKeyRecord): Promise<void>;
+  findKeyByHash(hash: string): Promise<ApiKeyRecord | null>;
+  /** Newest first. */
+  listKeys(accountId: string): Promise<ApiKeyRecord[]>;
+  /** Revoke by key id or display prefix; writes the audit entry in the same transaction. Null when no such active key. */
+  revokeKey(accountId: string, idOrPrefix: string, at: string, actor: string): Promise<ApiKeyRecord | null>;
+  /**
+   * A value that changes whenever another process may have changed keys. Cheap enough to call
+   * on every request (no network round trip); the key cache is dropped when it changes.
+   */
+  keysChangeToken(): Promise<number>;
+
+  /** One transaction: write the receipt, charge its cost to the account, mark the key used. */
+  recordReceipt(receipt: ReceiptRecord): Promise<void>;
+  getReceipt(accountId: string, id: string): Promise<ReceiptRecord | null>;
+  /** Newest first; `before` is an ISO instant, exclusive. */
+  listReceipts(accountId: string, options: { limit: number; before?: string }): Promise<ReceiptPage>;
+
+  /** Balance in nano-USD (funds added minus charges). */
+  getBalance(accountId: string): Promise<number>;
+  /** Adds funds and the audit entry in one transaction; returns the new balance. */
+  addFunds(accountId: string, nano: number, actor: string, note?: string): Promise<number>;
+
+  appendAudit(entry: Omit<AuditEntry, 'id'>): Promise<void>;
+  listAudit(accountId: string, limit: number): Promise<AuditEntry[]>;
+
+  close(): Promise<void>;
+}
