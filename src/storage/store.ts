@@ -37,6 +37,8 @@ export interface Store {
   getBalance(accountId: string): Promise<number>;
   /** Adds funds and the audit entry in one transaction; returns the new balance. */
   addFunds(accountId: string, nano: number, actor: string, note?: string): Promise<number>;
+  /** Sums of the ledger by kind, nano-USD; `funds - charges` always equals the balance. */
+  ledgerTotals(accountId: string): Promise<{ funds: number; charges: number }>;
 
   appendAudit(entry: Omit<AuditEntry, 'id'>): Promise<void>;
   listAudit(accountId: string, limit: number): Promise<AuditEntry[]>;

@@ -34,6 +34,8 @@ export interface ToolDefinition {
   description?: string;
   /** JSON Schema of the arguments. */
   parameters?: Record<string, unknown>;
+  /** OpenAI structured-outputs flag, kept for providers that understand it. */
+  strict?: boolean;
 }
 
 export type ToolChoice = 'auto' | 'none' | 'required' | { name: string };

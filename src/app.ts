@@ -1,0 +1,62 @@
+import Fastify, { type FastifyInstance } from 'fastify';
+import { newRequestIds } from './lib/ids.ts';
+import type { GatewayDeps } from './http/gateway-deps.ts';
+import { installErrorHandling } from './http/error-handling.ts';
+import { registerChatCompletionsRoute } from './http/openai/chat-completions-route.ts';
+import { registerModelsRoute } from './http/models-route.ts';
+import { registerReceiptsRoutes } from './http/receipts-route.ts';
+import { routeOptions } from './http/request-context.ts';
+
+/** Build the HTTP app from its dependencies. It never listens: main.ts and tests do that. */
+export function buildApp(deps: GatewayDeps): FastifyInstance {
+  const app = Fastify({
+    loggerInstance: deps.logger,
+    disableRequestLogging: true,
+    bodyLimit: deps.config.server.body_limit_bytes,
+    return503OnClosing: true,
+    forceCloseConnections: true,
+  });
+
+  app.decorateRequest('requestId', '');
+  app.decorateRequest('receiptId', '');
+  app.decorateRequest('apiKey', null);
+  app.decorateRequest('metered', null);
+
+  // curl -d sends form encoding by default; read any body as JSON rather than answer 415.
+  app.addContentTypeParser('*', { parseAs: 'string' }, (_request, body, done) => {
+    try {
+      done(null, body === '' ? undefined : JSON.parse(body as string));
+    } catch (error) {
+      done(error as Error, undefined);
+    }
+  });
+
+  // Authenticate before the body is parsed, so a bad body from a valid key still gets its receipt.
+  app.addHook('onRequest', async (request, reply) => {
+    const { requestId, receiptId } = newRequestIds();
+    request.requestId = requestId;
+    reply.header('x-svc-request-id', requestId);
+    const options = routeOptions(request);
+    if (options.public || !request.routeOptions.url) return;
+    request.apiKey = await deps.keys.authenticate(request.headers);
+    if (options.billable) {
+      request.receiptId = receiptId;
+      reply.header('x-svc-receipt-id', receiptId);
+      request.metered = deps.meter.open({
+        requestId,
+        receiptId,
+        key: request.apiKey,
+        endpoint: options.billable,
+        stream: false,
+        startedAt: Date.now(),
+      });
+    }
+  });
+
+  installErrorHandling(app, deps);
+  app.get('/health', { config: { public: true } }, async () => ({ status: 'ok' }));
+  registerChatCompletionsRoute(app, deps);
+  registerModelsRoute(app, deps);
+  registerReceiptsRoutes(app, deps);
+  return app;
+}

@@ -1,0 +1,77 @@
+import { GatewayError } from '../errors/gateway-error.ts';
+import type { ApiKeyRecord, Scope } from '../storage/records.ts';
+import type { Store } from '../storage/store.ts';
+import { hashApiKey, isWellFormedApiKey } from './api-key-format.ts';
+
+const MAX_CACHED = 10_000;
+
+/** The key sent as `Authorization: Bearer <key>` or `x-api-key`, or null when neither is there. */
+export function presentedKey(headers: Record<string, string | string[] | undefined>): string | null {
+  const authorization = headers.authorization;
+  if (typeof authorization === 'string' && authorization !== '') {
+    const match = /^Bearer\s+(\S+)\s*$/i.exec(authorization);
+    if (!match) throw new GatewayError('invalid_api_key', 'The Authorization header must be "Bearer <API_KEY>".');
+    return match[1]!;
+  }
+  const apiKey = headers['x-api-key'];
+  return typeof apiKey === 'string' && apiKey !== '' ? apiKey.trim() : null;
+}
+
+/**
+ * Verifies API keys. Warm lookups are served from memory; the cache is dropped whenever the
+ * store says keys may have changed elsewhere (a revocation from the CLI or another process),
+ * so a revocation takes effect on the very next request.
+ */
+export class KeyAuthenticator {
+  private readonly cache = new Map<string, ApiKeyRecord | null>();
+  private changeToken: number | null = null;
+
+  constructor(private readonly store: Store) {}
+
+  /** Forget everything cached (after this process changed keys itself). */
+  invalidate(): void {
+    this.cache.clear();
+  }
+
+  async authenticate(headers: Record<string, string | string[] | undefined>, now = Date.now()): Promise<ApiKeyRecord> {
+    const key = presentedKey(headers);
+    if (key === null) throw new GatewayError('invalid_api_key', 'No API key: send Authorization: Bearer <API_KEY>.');
+    if (!isWellFormedApiKey(key)) throw new GatewayError('invalid_api_key', 'The API key is malformed; keys start with svc_.');
+
+    const token = await this.store.keysChangeToken();
+    if (token !== this.changeToken) {
+      this.cache.clear();
+      this.changeToken = token;
+    }
+    const hash = hashApiKey(key);
+    let record = this.cache.get(hash);
+    if (record === undefined) {
+      record = await this.store.findKeyByHash(hash);
+      if (this.cache.size >= MAX_CACHED) this.cache.clear();
+      this.cache.set(hash, record);
+    }
+    if (!record) throw new GatewayError('invalid_api_key', 'The API key is not known.');
+    if (record.revokedAt) throw new GatewayError('key_revoked', 'The API key was revoked.');
+    if (record.expiresAt && Date.parse(record.expiresAt) <= now) {
+      throw new GatewayError('key_expired', `The API key expired at ${record.expiresAt}.`);
+    }
+    return record;
+  }
+}
+
+export function requireScope(key: ApiKeyRecord, scope: Scope): void {
+  if (!key.scopes.includes(scope)) {
+    throw new GatewayError('insufficient_scope', `This key lacks the ${scope} scope.`);
+  }
+}
+
+/** The allow-list compares the model string sent: an allowed alias does not allow its model ids. */
+export function requireModelAllowed(key: ApiKeyRecord, model: string): void {
+  if (!keyAllowsModel(key, model)) {
+    throw new GatewayError('model_not_allowed', `This key may not use model "${model}".`);
+  }
+}
+
+export function keyAllowsModel(key: ApiKeyRecord, model: string): boolean {
+  return key.models === null || key.models.includes(model);
+}

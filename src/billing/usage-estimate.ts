@@ -1,0 +1,18 @@
+import type { ModelConfig } from '../config/schema.ts';
+import type { ChatRequest } from '../protocol/canonical/chat-request.ts';
+import type { Usage } from '../protocol/canonical/chat-result.ts';
+import { estimateInputTokens, estimateTextTokens } from './token-estimate.ts';
+
+/**
+ * Usage for an answer whose provider never reported it (a stream cut short, a cancelled
+ * call): the whole prompt, which the provider has processed, plus what was forwarded.
+ */
+export function estimateUsage(request: ChatRequest, model: ModelConfig, forwardedText: string): Usage {
+  return {
+    inputTokens: estimateInputTokens(request, model),
+    cachedInputTokens: 0,
+    cacheWriteTokens: 0,
+    outputTokens: estimateTextTokens(forwardedText),
+    reasoningTokens: 0,
+  };
+}

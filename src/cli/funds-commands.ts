@@ -1,0 +1,28 @@
+import { formatUsd, parseUsd } from '../lib/money.ts';
+import { DEFAULT_ACCOUNT_ID } from '../storage/store.ts';
+import { CliError } from './cli-error.ts';
+import { report, type CommandContext } from './command-context.ts';
+import { displayUsd } from './format.ts';
+
+export async function addFunds(context: CommandContext): Promise<void> {
+  const [amount] = context.args;
+  let nano: number;
+  try {
+    nano = parseUsd(amount!);
+  } catch (error) {
+    throw new CliError(`funds add: ${(error as Error).message}`);
+  }
+  if (nano <= 0) throw new CliError('funds add: the amount must be more than 0');
+  const balance = await context.store.addFunds(DEFAULT_ACCOUNT_ID, nano, 'cli', context.options.note);
+  report(context, { added: formatUsd(nano), balance: formatUsd(balance) }, () => `Added ${displayUsd(nano)}. Balance: ${displayUsd(balance)}.`);
+}
+
+export async function showFunds(context: CommandContext): Promise<void> {
+  const balance = await context.store.getBalance(DEFAULT_ACCOUNT_ID);
+  const totals = await context.store.ledgerTotals(DEFAULT_ACCOUNT_ID);
+  report(
+    context,
+    { balance: formatUsd(balance), funds_added: formatUsd(totals.funds), charged: formatUsd(totals.charges) },
+    () => `Balance: ${displayUsd(balance)} (added ${displayUsd(totals.funds)}, charged ${displayUsd(totals.charges)})`,
+  );
+}

@@ -1,0 +1,57 @@
+import pino from 'pino';
+import type { FastifyBaseLogger, FastifyInstance } from 'fastify';
+import { buildApp } from './app.ts';
+import { KeyAuthenticator } from './auth/key-authenticator.ts';
+import { RequestMeter } from './billing/request-meter.ts';
+import type { GatewayConfig } from './config/schema.ts';
+import type { GatewayDeps } from './http/gateway-deps.ts';
+import { ProviderRegistry } from './providers/provider-registry.ts';
+import { ModelCatalog } from './routing/model-catalog.ts';
+import { openStore } from './storage/open-store.ts';
+
+export interface RunningGateway {
+  app: FastifyInstance;
+  deps: GatewayDeps;
+  /** Base address, e.g. http://127.0.0.1:8787 (the API is under /v1). */
+  url: string;
+  close(): Promise<void>;
+}
+
+/** Build every dependency from a validated config and listen. Tests call this with port 0. */
+export async function createGateway(config: GatewayConfig, options: { logger?: FastifyBaseLogger } = {}): Promise<RunningGateway> {
+  const logger = options.logger ?? (pino({ level: process.env.LOG_LEVEL ?? 'info' }) as unknown as FastifyBaseLogger);
+  const store = await openStore(config);
+  const providers = new ProviderRegistry(config);
+  const deps: GatewayDeps = {
+    config,
+    catalog: new ModelCatalog(config),
+    store,
+    keys: new KeyAuthenticator(store),
+    meter: new RequestMeter(store),
+    providers,
+    logger,
+  };
+  const app = buildApp(deps);
+  try {
+    await app.listen({ host: config.server.host, port: config.server.port });
+  } catch (error) {
+    await providers.close();
+    await store.close();
+    throw error;
+  }
+  const address = app.server.address();
+  const port = typeof address === 'object' && address ? address.port : config.server.port;
+  const host = config.server.host.includes(':') ? `[${config.server.host}]` : config.server.host;
+  let closing: Promise<void> | null = null;
+  return {
+    app,
+    deps,
+    url: `http://${host}:${port}`,
+    close: () =>
+      (closing ??= (async () => {
+        await app.close();
+        await providers.close();
+        await store.close();
+      })()),
+  };
+}

@@ -1,0 +1,207 @@
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { requireModelAllowed, requireScope } from '../auth/key-authenticator.ts';
+import { estimateUsage } from '../billing/usage-estimate.ts';
+import { outputCapFor, worstCaseCost } from '../billing/worst-case.ts';
+import type { ModelConfig } from '../config/schema.ts';
+import { GatewayError, toGatewayError } from '../errors/gateway-error.ts';
+import type { ChatRequest } from '../protocol/canonical/chat-request.ts';
+import type { ChatResult, Usage } from '../protocol/canonical/chat-result.ts';
+import type { StreamPart } from '../protocol/canonical/stream-part.ts';
+import { ProviderError } from '../providers/provider-error.ts';
+import { generateWithFallback, openStreamWithFallback, type CandidateCaller } from '../routing/call-with-fallback.ts';
+import { planRoute } from '../routing/plan-route.ts';
+import type { MeteredRequest } from '../billing/request-meter.ts';
+import type { GatewayDeps } from './gateway-deps.ts';
+import { SseWriter } from './sse-writer.ts';
+
+/** What every chat wire format parses into. */
+export interface ParsedChat {
+  model: string;
+  stream: boolean;
+  routing: { fallback: boolean; allowedModels?: string[] };
+  request: ChatRequest;
+}
+
+export interface AnswerContext {
+  id: string;
+  created: number;
+  /** Concrete id of the model that answered. */
+  model: string;
+}
+
+export interface StreamEncoder {
+  start(): string;
+  part(part: StreamPart): string;
+  /** After the finish part: trailing events (usage, terminator). */
+  end(usage: Usage): string;
+  /** A failure after the stream began; the stream closes after it. */
+  fail(error: GatewayError, requestId: string): string;
+}
+
+/** One wire format's side of a chat request: parse the body, render the answer. */
+export interface ChatWire<Parsed extends ParsedChat> {
+  parse(body: unknown): Parsed;
+  renderResult(context: AnswerContext, result: ChatResult, usage: Usage, parsed: Parsed): unknown;
+  createEncoder(context: AnswerContext, parsed: Parsed): StreamEncoder;
+  /** Completion id for the answer body, from the request id suffix. */
+  answerId(requestId: string): string;
+}
+
+/** Stops the provider when the client goes away before the answer was written. */
+function abortOnClientClose(reply: FastifyReply): AbortController {
+  const controller = new AbortController();
+  reply.raw.on('close', () => {
+    if (!reply.raw.writableFinished) controller.abort();
+  });
+  return controller;
+}
+
+/**
+ * The one path every chat request takes, whatever its wire format: scope, parse, allow-list,
+ * route, reserve the worst case, call with fallback, settle with the actual cost.
+ */
+export async function serveChat<Parsed extends ParsedChat>(
+  deps: GatewayDeps,
+  wire: ChatWire<Parsed>,
+  request: FastifyRequest,
+  reply: FastifyReply,
+): Promise<void> {
+  const metered = request.metered!;
+  const key = metered.start.key;
+  requireScope(key, 'inference');
+  const parsed = wire.parse(request.body);
+  metered.requestedModel = parsed.model;
+  metered.start.stream = parsed.stream;
+  requireModelAllowed(key, parsed.model);
+  const plan = planRoute(deps.catalog, parsed.model, parsed.request, parsed.routing);
+  metered.attempts.push(...plan.skipped);
+  metered.reserve(worstCaseCost(parsed.request, plan.candidates));
+
+  const controller = abortOnClientClose(reply);
+  let inFlight: ModelConfig | null = null;
+  const caller: CandidateCaller = {
+    providerFor: (model) => deps.providers.forModel(model),
+    callFor: (model) => {
+      inFlight = model;
+      return {
+        request: parsed.request,
+        model,
+        reasoningEffort: model.capabilities.reasoning ? plan.reasoningEffort : undefined,
+        maxOutputTokens: outputCapFor(parsed.request, model),
+        signal: controller.signal,
+      };
+    },
+    attempts: metered.attempts,
+    signal: controller.signal,
+  };
+
+  try {
+    if (parsed.stream) await streamAnswer(wire, parsed, plan.candidates, caller, metered, request, reply);
+    else await answerOnce(wire, parsed, plan.candidates, caller, metered, request, reply);
+  } catch (error) {
+    // A cancelled call still made the provider read the prompt: never bill it as zero.
+    if (controller.signal.aborted && inFlight && !metered.hasAnswer) metered.answeredBy(inFlight, estimateUsage(parsed.request, inFlight, ''), true);
+    throw error;
+  }
+}
+
+async function answerOnce<Parsed extends ParsedChat>(
+  wire: ChatWire<Parsed>,
+  parsed: Parsed,
+  candidates: ModelConfig[],
+  caller: CandidateCaller,
+  metered: MeteredRequest,
+  request: FastifyRequest,
+  reply: FastifyReply,
+): Promise<void> {
+  const { model, result } = await generateWithFallback(candidates, caller);
+  const usage = result.usage ?? estimateUsage(parsed.request, model, answerText(result));
+  metered.answeredBy(model, usage, !result.usage);
+  metered.firstToken();
+  const context = { id: wire.answerId(request.requestId), created: Math.floor(Date.now() / 1000), model: model.id };
+  const body = wire.renderResult(context, result, usage, parsed);
+  await metered.settle('succeeded', null);
+  reply.header('x-svc-model', model.id).send(body);
+}
+
+function answerText(result: ChatResult): string {
+  return result.content + (result.reasoning ?? '') + result.toolCalls.map((call) => call.name + call.arguments).join('');
+}
+
+function partText(part: StreamPart): string {
+  switch (part.type) {
+    case 'text-delta':
+    case 'reasoning-delta':
+      return part.text;
+    case 'tool-call-start':
+      return part.name;
+    case 'tool-call-delta':
+      return part.argumentsDelta;
+    case 'finish':
+      return '';
+  }
+}
+
+/**
+ * Streaming: candidates are tried until one yields its first part (an error before that is
+ * an ordinary JSON error response). From then on the stream belongs to that model: a failure
+ * ends it with an error event and no terminator, a client that leaves stops the provider.
+ */
+async function streamAnswer<Parsed extends ParsedChat>(
+  wire: ChatWire<Parsed>,
+  parsed: Parsed,
+  candidates: ModelConfig[],
+  caller: CandidateCaller,
+  metered: MeteredRequest,
+  request: FastifyRequest,
+  reply: FastifyReply,
+): Promise<void> {
+  const opened = await openStreamWithFallback(candidates, caller);
+  metered.firstToken();
+  const context = { id: wire.answerId(request.requestId), created: Math.floor(Date.now() / 1000), model: opened.model.id };
+  const encoder = wire.createEncoder(context, parsed);
+  reply.hijack();
+  const writer = new SseWriter(reply.raw);
+  writer.open({ ...(reply.getHeaders() as Record<string, string>), 'x-svc-model': opened.model.id });
+
+  let forwarded = '';
+  let reported: Usage | undefined;
+  const attempt = { model: opened.model.id, latencyMs: 0 };
+  try {
+    await writer.write(encoder.start());
+    let part = opened.first;
+    while (part.type !== 'finish') {
+      forwarded += partText(part);
+      await writer.write(encoder.part(part));
+      const next = await opened.rest.next();
+      if (next.done) throw new ProviderError('unavailable', 'the provider stream ended before it finished');
+      part = next.value;
+    }
+    reported = part.usage;
+    await writer.write(encoder.part(part));
+    const usage = reported ?? estimateUsage(parsed.request, opened.model, forwarded);
+    metered.answeredBy(opened.model, usage, !reported);
+    metered.attempts.push({ ...attempt, outcome: 'succeeded', latencyMs: Date.now() - opened.startedAt });
+    await metered.settle('succeeded', null);
+    await writer.write(encoder.end(usage));
+  } catch (error) {
+    void opened.rest.return?.();
+    const latencyMs = Date.now() - opened.startedAt;
+    if (!metered.hasAnswer) metered.answeredBy(opened.model, estimateUsage(parsed.request, opened.model, forwarded), true);
+    if (caller.signal.aborted) {
+      metered.attempts.push({ ...attempt, outcome: 'cancelled', errorCode: 'request_cancelled', latencyMs });
+      await metered.settle('cancelled', 'request_cancelled');
+    } else {
+      const failure =
+        error instanceof ProviderError
+          ? new GatewayError('provider_unavailable', `${opened.model.id} failed after the answer began: ${error.message}`)
+          : toGatewayError(error);
+      if (failure.code === 'internal_error') request.log.error({ err: error, requestId: request.requestId }, 'stream failed');
+      metered.attempts.push({ ...attempt, outcome: 'failed', errorCode: failure.code, detail: failure.message, latencyMs });
+      await metered.settle('failed', failure.code);
+      await writer.write(encoder.fail(failure, request.requestId));
+    }
+  } finally {
+    writer.end();
+  }
+}

@@ -1,0 +1,48 @@
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { GatewayError, toGatewayError } from '../errors/gateway-error.ts';
+import { renderAnthropicError, renderOpenAIError } from '../errors/render-error.ts';
+import type { GatewayDeps } from './gateway-deps.ts';
+import { routeOptions } from './request-context.ts';
+
+/** Fastify's own errors (bad JSON, body too large...) in the contract's terms. */
+function fromFastify(error: FastifyError, bodyLimit: number): GatewayError | null {
+  switch (error.code) {
+    case 'FST_ERR_CTP_INVALID_JSON_BODY':
+    case 'FST_ERR_CTP_EMPTY_JSON_BODY':
+    case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':
+      return new GatewayError('invalid_request', 'The body is not valid JSON.');
+    case 'FST_ERR_CTP_BODY_TOO_LARGE':
+      return new GatewayError('invalid_request', `The body is larger than ${bodyLimit} bytes.`);
+    case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
+      return new GatewayError('invalid_request', 'Send the body as JSON with Content-Type: application/json.');
+  }
+  if (error instanceof SyntaxError) return new GatewayError('invalid_request', 'The body is not valid JSON.');
+  return null;
+}
+
+export async function sendError(deps: GatewayDeps, request: FastifyRequest, reply: FastifyReply, error: GatewayError): Promise<void> {
+  const status = error.code === 'request_cancelled' ? 'cancelled' : 'failed';
+  if (request.metered) await request.metered.settle(status, error.code);
+  if (reply.sent || reply.raw.headersSent) return;
+  const body = routeOptions(request).wire === 'anthropic' ? renderAnthropicError(error, request.requestId) : renderOpenAIError(error, request.requestId);
+  reply.code(error.status).headers(error.headers).send(body);
+}
+
+/** Every failure leaves as the one envelope; nothing internal (stack, provider secret) reaches the client. */
+export function installErrorHandling(app: FastifyInstance, deps: GatewayDeps): void {
+  app.setErrorHandler(async (raw: FastifyError, request, reply) => {
+    const error = raw instanceof GatewayError ? raw : (fromFastify(raw, deps.config.server.body_limit_bytes) ?? toGatewayError(raw));
+    if (error.code === 'internal_error') request.log.error({ err: raw, requestId: request.requestId }, 'unexpected error');
+    try {
+      await sendError(deps, request, reply, error);
+    } catch (settleError) {
+      request.log.error({ err: settleError, requestId: request.requestId }, 'could not record the failed request');
+      if (!reply.sent) reply.code(500).send(renderOpenAIError(toGatewayError(settleError), request.requestId));
+    }
+  });
+
+  app.setNotFoundHandler((request, reply) => {
+    const error = new GatewayError('not_found', `No route ${request.method} ${request.url.split('?')[0]}.`);
+    reply.code(404).send(renderOpenAIError(error, request.requestId));
+  });
+}

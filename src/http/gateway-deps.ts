@@ -1,0 +1,18 @@
+import type { FastifyBaseLogger } from 'fastify';
+import type { GatewayConfig } from '../config/schema.ts';
+import type { KeyAuthenticator } from '../auth/key-authenticator.ts';
+import type { RequestMeter } from '../billing/request-meter.ts';
+import type { ProviderRegistry } from '../providers/provider-registry.ts';
+import type { ModelCatalog } from '../routing/model-catalog.ts';
+import type { Store } from '../storage/store.ts';
+
+/** Everything the HTTP app needs, built once in main.ts (or by a test). */
+export interface GatewayDeps {
+  config: GatewayConfig;
+  catalog: ModelCatalog;
+  store: Store;
+  keys: KeyAuthenticator;
+  meter: RequestMeter;
+  providers: ProviderRegistry;
+  logger: FastifyBaseLogger;
+}

@@ -1,0 +1,38 @@
+import type { ServerResponse } from 'node:http';
+
+/** Writes server-sent events to a raw response, waiting when the client reads slower than we write. */
+export class SseWriter {
+  constructor(private readonly response: ServerResponse) {}
+
+  open(headers: Record<string, string>): void {
+    this.response.writeHead(200, {
+      ...headers,
+      'content-type': 'text/event-stream; charset=utf-8',
+      'cache-control': 'no-cache',
+      connection: 'keep-alive',
+      'x-accel-buffering': 'no',
+    });
+    // Send the headers now: time to first byte matters to streaming clients.
+    this.response.flushHeaders();
+  }
+
+  get closed(): boolean {
+    return this.response.destroyed || this.response.writableEnded;
+  }
+
+  async write(text: string): Promise<void> {
+    if (text === '' || this.closed) return;
+    if (this.response.write(text)) return;
+    await new Promise<void>((resolve) => {
+      const done = () => {
+        this.response.off('drain', done).off('close', done);
+        resolve();
+      };
+      this.response.on('drain', done).on('close', done);
+    });
+  }
+
+  end(): void {
+    if (!this.response.writableEnded) this.response.end();
+  }
+}

@@ -1,0 +1,24 @@
+import { loadConfig } from './config/load-config.ts';
+import { createGateway } from './gateway.ts';
+
+/** `gateway start`: load config, open storage, listen, and shut down cleanly on SIGINT/SIGTERM. */
+export async function startGateway(options: { configPath?: string } = {}): Promise<{ close(): Promise<void>; url: string }> {
+  const config = loadConfig(options.configPath);
+  const gateway = await createGateway(config);
+  const { logger } = gateway.deps;
+  const source = options.configPath ?? process.env.GATEWAY_CONFIG ?? 'built-in demo config (simulated provider)';
+  logger.info({ url: gateway.url, config: source, database: config.database.path }, `gateway listening on ${gateway.url}/v1`);
+  const shutdown = (signal: string) => {
+    logger.info({ signal }, 'shutting down');
+    gateway.close().then(
+      () => process.exit(0),
+      (error) => {
+        logger.error({ err: error }, 'shutdown failed');
+        process.exit(1);
+      },
+    );
+  };
+  process.once('SIGINT', shutdown);
+  process.once('SIGTERM', shutdown);
+  return gateway;
+}

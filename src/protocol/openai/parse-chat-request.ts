@@ -1,0 +1,216 @@
+import { GatewayError } from '../../errors/gateway-error.ts';
+import type {
+  ChatMessage,
+  ChatRequest,
+  ContentPart,
+  ReasoningEffort,
+  ToolCall,
+  ToolChoice,
+  ToolDefinition,
+} from '../canonical/chat-request.ts';
+
+/** What the gateway itself reads from an OpenAI chat-completions body, beside the canonical request. */
+export interface ParsedChatCompletion {
+  model: string;
+  stream: boolean;
+  includeUsage: boolean;
+  routing: { fallback: boolean; allowedModels?: string[] };
+  request: ChatRequest;
+}
+
+const KNOWN_FIELDS = new Set([
+  'model', 'messages', 'stream', 'stream_options', 'max_tokens', 'max_completion_tokens', 'tools', 'tool_choice',
+  'parallel_tool_calls', 'temperature', 'top_p', 'stop', 'reasoning_effort', 'routing',
+]);
+
+const EFFORTS: Record<string, ReasoningEffort> = { low: 'low', medium: 'medium', xhigh: 'xhigh', high: 'xhigh' };
+
+function invalid(message: string): never {
+  throw new GatewayError('invalid_request', message);
+}
+
+const isObject = (value: unknown): value is Record<string, unknown> =>
+  typeof value === 'object' && value !== null && !Array.isArray(value);
+
+function optionalNumber(body: Record<string, unknown>, field: string): number | undefined {
+  const value = body[field];
+  if (value === undefined || value === null) return undefined;
+  if (typeof value !== 'number' || !Number.isFinite(value)) invalid(`${field} must be a number`);
+  return value;
+}
+
+function optionalBoolean(value: unknown, field: string): boolean | undefined {
+  if (value === undefined || value === null) return undefined;
+  if (typeof value !== 'boolean') invalid(`${field} must be a boolean`);
+  return value;
+}
+
+function positiveInteger(body: Record<string, unknown>, field: string): number | undefined {
+  const value = body[field];
+  if (value === undefined || value === null) return undefined;
+  if (typeof value !== 'number' || !Number.isInteger(value) || value < 1) invalid(`${field} must be a positive integer`);
+  return value;
+}
+
+function textOf(content: unknown, field: string): string {
+  if (typeof content === 'string') return content;
+  if (!Array.isArray(content)) invalid(`${field} must be a string or an array of text parts`);
+  return content
+    .map((part, index) => {
+      if (!isObject(part) || part.type !== 'text' || typeof part.text !== 'string') {
+        invalid(`${field}[${index}] must be a text part`);
+      }
+      return part.text;
+    })
+    .join('');
+}
+
+function userParts(content: unknown, field: string): ContentPart[] {
+  if (typeof content === 'string') return [{ type: 'text', text: content }];
+  if (!Array.isArray(content)) invalid(`${field} must be a string or an array of content parts`);
+  return content.map((part, index): ContentPart => {
+    const at = `${field}[${index}]`;
+    if (!isObject(part)) invalid(`${at} must be an object`);
+    if (part.type === 'text') {
+      if (typeof part.text !== 'string') invalid(`${at}.text must be a string`);
+      return { type: 'text', text: part.text };
+    }
+    if (part.type === 'image_url') {
+      const image = part.image_url;
+      const url = isObject(image) ? image.url : undefined;
+      if (typeof url !== 'string' || url === '') invalid(`${at}.image_url.url must be a string`);
+      const detail = isObject(image) ? image.detail : undefined;
+      if (detail !== undefined && detail !== 'auto' && detail !== 'low' && detail !== 'high') {
+        invalid(`${at}.image_url.detail must be auto, low or high`);
+      }
+      return detail ? { type: 'image', url, detail } : { type: 'image', url };
+    }
+    return invalid(`${at}.type must be text or image_url`);
+  });
+}
+
+function toolCalls(value: unknown, field: string): ToolCall[] | undefined {
+  if (value === undefined || value === null) return undefined;
+  if (!Array.isArray(value)) invalid(`${field} must be an array`);
+  return value.map((call, index) => {
+    const at = `${field}[${index}]`;
+    const fn = isObject(call) ? call.function : undefined;
+    if (!isObject(call) || typeof call.id !== 'string' || !isObject(fn) || typeof fn.name !== 'string') {
+      invalid(`${at} must have id and function.name`);
+    }
+    const args = fn.arguments ?? '';
+    if (typeof args !== 'string') invalid(`${at}.function.arguments must be a string`);
+    return { id: call.id, name: fn.name, arguments: args };
+  });
+}
+
+function message(value: unknown, index: number): ChatMessage {
+  const at = `messages[${index}]`;
+  if (!isObject(value)) invalid(`${at} must be an object`);
+  switch (value.role) {
+    case 'system':
+    case 'developer':
+      return { role: value.role, content: textOf(value.content, `${at}.content`) };
+    case 'user':
+      return { role: 'user', content: userParts(value.content, `${at}.content`) };
+    case 'assistant': {
+      const calls = toolCalls(value.tool_calls, `${at}.tool_calls`);
+      const content = value.content === undefined || value.content === null ? null : textOf(value.content, `${at}.content`);
+      if (content === null && !calls?.length) invalid(`${at} needs content or tool_calls`);
+      return calls?.length ? { role: 'assistant', content, toolCalls: calls } : { role: 'assistant', content };
+    }
+    case 'tool':
+      if (typeof value.tool_call_id !== 'string') invalid(`${at}.tool_call_id is required`);
+      return { role: 'tool', toolCallId: value.tool_call_id, content: textOf(value.content, `${at}.content`) };
+    default:
+      return invalid(`${at}.role must be one of system, developer, user, assistant, tool`);
+  }
+}
+
+function tools(value: unknown): ToolDefinition[] | undefined {
+  if (value === undefined || value === null) return undefined;
+  if (!Array.isArray(value)) invalid('tools must be an array');
+  return value.map((tool, index) => {
+    const fn = isObject(tool) ? tool.function : undefined;
+    if (!isObject(tool) || tool.type !== 'function' || !isObject(fn) || typeof fn.name !== 'string') {
+      invalid(`tools[${index}] must be {type: "function", function: {name, ...}}`);
+    }
+    const definition: ToolDefinition = { name: fn.name };
+    if (typeof fn.description === 'string') definition.description = fn.description;
+    if (isObject(fn.parameters)) definition.parameters = fn.parameters;
+    if (typeof fn.strict === 'boolean') definition.strict = fn.strict;
+    return definition;
+  });
+}
+
+function toolChoice(value: unknown): ToolChoice | undefined {
+  if (value === undefined || value === null) return undefined;
+  if (value === 'auto' || value === 'none' || value === 'required') return value;
+  if (isObject(value) && isObject(value.function) && typeof value.function.name === 'string') {
+    return { name: value.function.name };
+  }
+  return invalid('tool_choice must be auto, none, required or {type: "function", function: {name}}');
+}
+
+function stop(value: unknown): string[] | undefined {
+  if (value === undefined || value === null) return undefined;
+  if (typeof value === 'string') return [value];
+  if (Array.isArray(value) && value.every((entry) => typeof entry === 'string')) return value;
+  return invalid('stop must be a string or an array of strings');
+}
+
+function routing(value: unknown): ParsedChatCompletion['routing'] {
+  if (value === undefined || value === null) return { fallback: true };
+  if (!isObject(value)) invalid('routing must be an object');
+  const fallback = optionalBoolean(value.fallback, 'routing.fallback') ?? true;
+  const allowed = value.allowed_models;
+  if (allowed === undefined || allowed === null) return { fallback };
+  if (!Array.isArray(allowed) || !allowed.every((entry) => typeof entry === 'string')) {
+    invalid('routing.allowed_models must be an array of model ids');
+  }
+  return { fallback, allowedModels: allowed };
+}
+
+/** Validate an OpenAI chat-completions body and translate it to the canonical request. */
+export function parseChatCompletionRequest(body: unknown): ParsedChatCompletion {
+  if (!isObject(body)) invalid('the body must be a JSON object');
+  if (typeof body.model !== 'string' || body.model === '') invalid('model is required');
+  if (!Array.isArray(body.messages) || body.messages.length === 0) invalid('messages is required and must be a non-empty array');
+
+  const streamOptions = body.stream_options;
+  if (streamOptions !== undefined && streamOptions !== null && !isObject(streamOptions)) invalid('stream_options must be an object');
+  const effortText = body.reasoning_effort;
+  let reasoningEffort: ReasoningEffort | undefined;
+  if (effortText !== undefined && effortText !== null) {
+    reasoningEffort = typeof effortText === 'string' ? EFFORTS[effortText] : undefined;
+    if (!reasoningEffort) invalid('reasoning_effort must be one of low, medium, xhigh');
+  }
+
+  const extra: Record<string, unknown> = {};
+  for (const key in body) if (!KNOWN_FIELDS.has(key)) extra[key] = body[key];
+
+  const request: ChatRequest = { messages: body.messages.map(message), extra };
+  const maxOutput = positiveInteger(body, 'max_completion_tokens') ?? positiveInteger(body, 'max_tokens');
+  if (maxOutput !== undefined) request.maxOutputTokens = maxOutput;
+  const toolList = tools(body.tools);
+  if (toolList) request.tools = toolList;
+  const choice = toolChoice(body.tool_choice);
+  if (choice) request.toolChoice = choice;
+  const parallel = optionalBoolean(body.parallel_tool_calls, 'parallel_tool_calls');
+  if (parallel !== undefined) request.parallelToolCalls = parallel;
+  const temperature = optionalNumber(body, 'temperature');
+  if (temperature !== undefined) request.temperature = temperature;
+  const topP = optionalNumber(body, 'top_p');
+  if (topP !== undefined) request.topP = topP;
+  const stopList = stop(body.stop);
+  if (stopList) request.stop = stopList;
+  if (reasoningEffort) request.reasoningEffort = reasoningEffort;
+
+  return {
+    model: body.model,
+    stream: optionalBoolean(body.stream, 'stream') ?? false,
+    includeUsage: isObject(streamOptions) && streamOptions.include_usage === true,
+    routing: routing(body.routing),
+    request,
+  };
+}

@@ -1,0 +1,60 @@
+/**
+ * The parts of the Anthropic Messages API wire format this adapter writes and reads.
+ * https://docs.anthropic.com/en/api/messages
+ */
+
+export type AnthropicImageSource =
+  | { type: 'base64'; media_type: string; data: string }
+  | { type: 'url'; url: string };
+
+export type AnthropicRequestBlock =
+  | { type: 'text'; text: string }
+  | { type: 'image'; source: AnthropicImageSource }
+  | { type: 'tool_use'; id: string; name: string; input: Record<string, unknown> }
+  | { type: 'tool_result'; tool_use_id: string; content?: string };
+
+export interface AnthropicRequestMessage {
+  role: 'user' | 'assistant';
+  content: AnthropicRequestBlock[];
+}
+
+export interface AnthropicTool {
+  name: string;
+  description?: string;
+  input_schema: Record<string, unknown>;
+}
+
+export type AnthropicToolChoice =
+  | { type: 'auto' | 'any'; disable_parallel_tool_use?: boolean }
+  | { type: 'tool'; name: string; disable_parallel_tool_use?: boolean }
+  | { type: 'none' };
+
+export interface AnthropicMessagesBody {
+  model: string;
+  max_tokens: number;
+  messages: AnthropicRequestMessage[];
+  system?: string;
+  tools?: AnthropicTool[];
+  tool_choice?: AnthropicToolChoice;
+  stop_sequences?: string[];
+  temperature?: number;
+  top_p?: number;
+  thinking?: { type: 'enabled'; budget_tokens: number };
+  stream?: boolean;
+  /** Fields the client sent that the gateway does not know, forwarded as they came. */
+  [extra: string]: unknown;
+}
+
+/** Usage as Anthropic reports it; input_tokens excludes the cache reads and writes. */
+export interface AnthropicUsage {
+  input_tokens?: number;
+  output_tokens?: number;
+  cache_creation_input_tokens?: number | null;
+  cache_read_input_tokens?: number | null;
+}
+
+/** A parsed stream event; fields beyond `type` are checked where they are read. */
+export interface AnthropicStreamEvent {
+  type: string;
+  [field: string]: unknown;
+}

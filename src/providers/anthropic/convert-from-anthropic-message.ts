@@ -1,0 +1,43 @@
+import type { ToolCall } from '../../protocol/canonical/chat-request.ts';
+import type { ChatResult } from '../../protocol/canonical/chat-result.ts';
+import type { AnthropicUsage } from './anthropic-api-types.ts';
+import { AnthropicFormatError } from './map-anthropic-error.ts';
+import { mapAnthropicStopReason } from './map-anthropic-stop-reason.ts';
+import { mapAnthropicUsage } from './map-anthropic-usage.ts';
+
+/**
+ * A non-streaming Messages API answer -> canonical result; AnthropicFormatError when it does
+ * not have the documented shape. Block types this adapter does not know (server tools, redacted thinking) are skipped.
+ * https://docs.anthropic.com/en/api/messages#response-content
+ */
+export function convertFromAnthropicMessage(body: unknown): ChatResult {
+  if (!isRecord(body) || !Array.isArray(body.content)) throw new AnthropicFormatError('no content array');
+  let text = '';
+  let reasoning: string | undefined;
+  const toolCalls: ToolCall[] = [];
+  for (const block of body.content) {
+    if (!isRecord(block)) throw new AnthropicFormatError('a content block is not an object');
+    if (block.type === 'text') {
+      if (typeof block.text !== 'string') throw new AnthropicFormatError('text block without text');
+      text += block.text;
+    } else if (block.type === 'thinking') {
+      if (typeof block.thinking !== 'string') throw new AnthropicFormatError('thinking block without thinking');
+      reasoning = (reasoning ?? '') + block.thinking;
+    } else if (block.type === 'tool_use') {
+      if (typeof block.id !== 'string' || typeof block.name !== 'string') throw new AnthropicFormatError('tool_use block without id or name');
+      toolCalls.push({ id: block.id, name: block.name, arguments: JSON.stringify(block.input ?? {}) });
+    }
+  }
+  const result: ChatResult = {
+    content: text,
+    toolCalls,
+    finishReason: mapAnthropicStopReason(typeof body.stop_reason === 'string' ? body.stop_reason : undefined),
+  };
+  if (reasoning !== undefined) result.reasoning = reasoning;
+  if (isRecord(body.usage)) result.usage = mapAnthropicUsage(body.usage as AnthropicUsage);
+  return result;
+}
+
+export function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}

@@ -1,0 +1,88 @@
+import type { ChatRequest, ReasoningEffort, ToolChoice, ToolDefinition } from '../../protocol/canonical/chat-request.ts';
+import type { ModelConfig } from '../../config/schema.ts';
+import type { AnthropicMessagesBody, AnthropicRequestMessage, AnthropicTool, AnthropicToolChoice } from './anthropic-api-types.ts';
+import { convertToAnthropicMessages } from './convert-to-anthropic-messages.ts';
+
+export interface AnthropicRequestInput {
+  request: ChatRequest;
+  model: Pick<ModelConfig, 'upstream'>;
+  reasoningEffort?: ReasoningEffort;
+  maxOutputTokens: number;
+}
+
+/** Thinking budget per effort level, in tokens. */
+export const THINKING_BUDGET: Readonly<Record<ReasoningEffort, number>> = { low: 2_048, medium: 8_192, xhigh: 24_576 };
+
+/** Anthropic's smallest accepted budget_tokens. */
+export const MIN_THINKING_BUDGET = 1_024;
+
+/**
+ * Canonical request -> Messages API body (without `stream`).
+ * https://docs.anthropic.com/en/api/messages
+ */
+export function convertToAnthropicRequest(input: AnthropicRequestInput): AnthropicMessagesBody {
+  const { request, maxOutputTokens } = input;
+  const { system, messages } = convertToAnthropicMessages(request.messages);
+  const tools = request.tools?.length ? request.tools.map(convertTool) : undefined;
+  const toolChoice = tools ? convertToolChoice(request.toolChoice, request.parallelToolCalls) : undefined;
+  const budget = thinkingBudget(input.reasoningEffort, maxOutputTokens, toolChoice, messages);
+
+  // Unknown client fields go first, so they can add to the body but never replace what we set.
+  const body: AnthropicMessagesBody = { ...request.extra, model: input.model.upstream, max_tokens: maxOutputTokens, messages };
+  if (system !== undefined) body.system = system;
+  if (tools) body.tools = tools;
+  if (toolChoice) body.tool_choice = toolChoice;
+  if (request.stop?.length) body.stop_sequences = request.stop;
+  if (budget !== undefined) {
+    body.thinking = { type: 'enabled', budget_tokens: budget };
+  } else {
+    // Anthropic rejects temperature and top_p (below 0.95) together with thinking, so they only go without it.
+    if (request.temperature !== undefined) body.temperature = request.temperature;
+    if (request.topP !== undefined) body.top_p = request.topP;
+  }
+  return body;
+}
+
+function convertTool(tool: ToolDefinition): AnthropicTool {
+  const converted: AnthropicTool = { name: tool.name, input_schema: tool.parameters ?? { type: 'object', properties: {} } };
+  if (tool.description !== undefined) converted.description = tool.description;
+  return converted;
+}
+
+/** https://docs.anthropic.com/en/docs/agents-and-tools/tool-use/implement-tool-use#controlling-claudes-output */
+function convertToolChoice(choice: ToolChoice | undefined, parallelToolCalls: boolean | undefined): AnthropicToolChoice | undefined {
+  const noParallel = parallelToolCalls === false ? { disable_parallel_tool_use: true } : {};
+  if (choice === 'none') return { type: 'none' };
+  if (choice === 'required') return { type: 'any', ...noParallel };
+  if (typeof choice === 'object') return { type: 'tool', name: choice.name, ...noParallel };
+  if (choice === 'auto' || parallelToolCalls === false) return { type: 'auto', ...noParallel };
+  return undefined;
+}
+
+/**
+ * The thinking budget to ask for, or undefined to leave thinking off. Besides the size rules
+ * (at least 1024 and below max_tokens), Anthropic refuses thinking with a forced tool choice,
+ * and in the middle of a tool loop without the signed thinking block of the last assistant
+ * turn, which the canonical shape does not keep; there the request goes without thinking.
+ * https://docs.anthropic.com/en/docs/build-with-claude/extended-thinking
+ */
+function thinkingBudget(
+  effort: ReasoningEffort | undefined,
+  maxOutputTokens: number,
+  toolChoice: AnthropicToolChoice | undefined,
+  messages: AnthropicRequestMessage[],
+): number | undefined {
+  if (effort === undefined) return undefined;
+  if (toolChoice?.type === 'any' || toolChoice?.type === 'tool') return undefined;
+  if (lastAssistantTurnUsesTools(messages)) return undefined;
+  const budget = Math.min(THINKING_BUDGET[effort], maxOutputTokens - 1);
+  return budget >= MIN_THINKING_BUDGET ? budget : undefined;
+}
+
+function lastAssistantTurnUsesTools(messages: AnthropicRequestMessage[]): boolean {
+  for (let index = messages.length - 1; index >= 0; index--) {
+    const message = messages[index]!;
+    if (message.role === 'assistant') return message.content.some((block) => block.type === 'tool_use');
+  }
+  return false;
+}

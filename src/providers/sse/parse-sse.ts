@@ -1,0 +1,105 @@
+/** One server-sent event as dispatched by a blank line. */
+export interface SseEvent {
+  /** Value of the `event:` field; undefined when the event had none (the spec's "message"). */
+  event?: string;
+  /** All `data:` lines of the event joined with "\n". */
+  data: string;
+  /** Value of the last `id:` field, when there was one. */
+  id?: string;
+}
+
+/**
+ * Splits a byte stream into server-sent events, following the WHATWG parsing rules:
+ * lines end in \r\n, \n or \r; `:` lines are comments; an event is dispatched on a blank
+ * line and only when it has data. A trailing event without its blank line is dropped,
+ * because a connection that died mid-event must not pass for a complete one.
+ */
+export async function* parseSse(chunks: AsyncIterable<Uint8Array | string>): AsyncGenerator<SseEvent> {
+  const lines = new LineSplitter();
+  const builder = new EventBuilder();
+  for await (const chunk of chunks) {
+    for (const line of lines.push(chunk)) {
+      const event = builder.addLine(line);
+      if (event) yield event;
+    }
+  }
+  for (const line of lines.finish()) {
+    const event = builder.addLine(line);
+    if (event) yield event;
+  }
+}
+
+/** Turns arbitrary chunks into complete lines, keeping a partial line (and a split \r\n) for later. */
+class LineSplitter {
+  // Streaming decode keeps a multi-byte character that straddles two chunks intact (and drops a BOM).
+  private readonly decoder = new TextDecoder('utf-8');
+  private pending = '';
+  private previousEndedWithCarriageReturn = false;
+
+  push(chunk: Uint8Array | string): string[] {
+    const text = typeof chunk === 'string' ? chunk : this.decoder.decode(chunk, { stream: true });
+    return this.split(text);
+  }
+
+  /** Whatever is left once the source ended: a last line without its terminator. */
+  finish(): string[] {
+    const rest = this.split(this.decoder.decode());
+    if (this.pending !== '') rest.push(this.pending);
+    this.pending = '';
+    return rest;
+  }
+
+  private split(text: string): string[] {
+    let start = 0;
+    // A \r that ended the previous chunk already closed its line; the \n that follows is part of it.
+    if (this.previousEndedWithCarriageReturn && text.startsWith('\n')) start = 1;
+    if (text.length > 0) this.previousEndedWithCarriageReturn = false;
+    const lines: string[] = [];
+    for (let index = start; index < text.length; index++) {
+      const character = text[index];
+      if (character !== '\n' && character !== '\r') continue;
+      lines.push(this.pending + text.slice(start, index));
+      this.pending = '';
+      if (character === '\r') {
+        if (index + 1 === text.length) this.previousEndedWithCarriageReturn = true;
+        else if (text[index + 1] === '\n') index++;
+      }
+      start = index + 1;
+    }
+    this.pending += text.slice(start);
+    return lines;
+  }
+}
+
+/** Accumulates fields of one event until a blank line dispatches it. */
+class EventBuilder {
+  private dataLines: string[] = [];
+  private eventName: string | undefined;
+  private lastId: string | undefined;
+
+  addLine(line: string): SseEvent | undefined {
+    if (line === '') return this.dispatch();
+    if (line.startsWith(':')) return undefined;
+    const colon = line.indexOf(':');
+    const field = colon === -1 ? line : line.slice(0, colon);
+    let value = colon === -1 ? '' : line.slice(colon + 1);
+    if (value.startsWith(' ')) value = value.slice(1);
+    if (field === 'data') this.dataLines.push(value);
+    else if (field === 'event') this.eventName = value;
+    else if (field === 'id' && !value.includes('\0')) this.lastId = value;
+    // `retry` and unknown fields are ignored: we never reconnect.
+    return undefined;
+  }
+
+  private dispatch(): SseEvent | undefined {
+    const dataLines = this.dataLines;
+    const eventName = this.eventName;
+    this.dataLines = [];
+    this.eventName = undefined;
+    if (dataLines.length === 0) return undefined;
+    const event: SseEvent = { data: dataLines.join('\n') };
+    if (eventName !== undefined && eventName !== '') event.event = eventName;
+    if (this.lastId !== undefined) event.id = this.lastId;
+    return event;
+  }
+}

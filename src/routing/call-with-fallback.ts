@@ -1,0 +1,81 @@
+import { GatewayError } from '../errors/gateway-error.ts';
+import type { ModelConfig } from '../config/schema.ts';
+import type { ChatResult } from '../protocol/canonical/chat-result.ts';
+import type { StreamPart } from '../protocol/canonical/stream-part.ts';
+import type { ProviderAdapter, ProviderCall } from '../providers/provider.ts';
+import { ProviderError } from '../providers/provider-error.ts';
+import type { Attempt } from '../storage/records.ts';
+import { codeForFailure, exhaustedError } from './exhausted-error.ts';
+
+export interface CandidateCaller {
+  /** The adapter serving a model. */
+  providerFor(model: ModelConfig): ProviderAdapter;
+  /** The provider call for a model (reasoning and output cap resolved for it). */
+  callFor(model: ModelConfig): ProviderCall;
+  /** Every attempt is appended here as it ends, so the receipt has them even on cancellation. */
+  attempts: Attempt[];
+  signal: AbortSignal;
+}
+
+function cancelled(): GatewayError {
+  return new GatewayError('request_cancelled', 'The client closed the connection.');
+}
+
+function recordFailure(caller: CandidateCaller, model: ModelConfig, error: unknown, started: number): void {
+  const latencyMs = Date.now() - started;
+  if (caller.signal.aborted) {
+    caller.attempts.push({ model: model.id, outcome: 'cancelled', errorCode: 'request_cancelled', latencyMs });
+    throw cancelled();
+  }
+  if (!(error instanceof ProviderError) || error.failure === 'cancelled') {
+    // Not a provider failure we understand: a bug. Do not hide it behind fallback.
+    caller.attempts.push({ model: model.id, outcome: 'failed', errorCode: 'internal_error', latencyMs });
+    throw error;
+  }
+  caller.attempts.push({ model: model.id, outcome: 'failed', errorCode: codeForFailure(error.failure), detail: error.message, latencyMs });
+}
+
+/** Non-streaming: try each candidate in order until one answers. */
+export async function generateWithFallback(
+  candidates: ModelConfig[],
+  caller: CandidateCaller,
+): Promise<{ model: ModelConfig; result: ChatResult }> {
+  for (const model of candidates) {
+    const started = Date.now();
+    try {
+      const result = await caller.providerFor(model).generate(caller.callFor(model));
+      caller.attempts.push({ model: model.id, outcome: 'succeeded', latencyMs: Date.now() - started });
+      return { model, result };
+    } catch (error) {
+      recordFailure(caller, model, error, started);
+    }
+  }
+  throw exhaustedError(caller.attempts);
+}
+
+export interface OpenedStream {
+  model: ModelConfig;
+  first: StreamPart;
+  rest: AsyncIterator<StreamPart>;
+  /** When the attempt began (for time to first token). */
+  startedAt: number;
+}
+
+/**
+ * Streaming: try candidates until one yields its first part. After that the stream is
+ * committed to that model; later failures are the caller's to report (no fallback).
+ */
+export async function openStreamWithFallback(candidates: ModelConfig[], caller: CandidateCaller): Promise<OpenedStream> {
+  for (const model of candidates) {
+    const startedAt = Date.now();
+    try {
+      const iterator = caller.providerFor(model).stream(caller.callFor(model))[Symbol.asyncIterator]();
+      const first = await iterator.next();
+      if (first.done) throw new ProviderError('invalid_response', 'the provider ended the stream without any content');
+      return { model, first: first.value, rest: iterator, startedAt };
+    } catch (error) {
+      recordFailure(caller, model, error, startedAt);
+    }
+  }
+  throw exhaustedError(caller.attempts);
+}

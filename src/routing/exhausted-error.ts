@@ -1,0 +1,31 @@
+import type { ErrorCode } from '../errors/catalog.ts';
+import { GatewayError } from '../errors/gateway-error.ts';
+import type { ProviderFailure } from '../providers/provider-error.ts';
+import type { Attempt } from '../storage/records.ts';
+
+const CODE_BY_FAILURE: Record<Exclude<ProviderFailure, 'cancelled'>, ErrorCode> = {
+  rate_limited: 'provider_rate_limited',
+  timeout: 'provider_timeout',
+  unavailable: 'provider_unavailable',
+  bad_request: 'provider_bad_request',
+  invalid_response: 'provider_invalid_response',
+  auth: 'provider_auth_error',
+};
+
+export function codeForFailure(failure: Exclude<ProviderFailure, 'cancelled'>): ErrorCode {
+  return CODE_BY_FAILURE[failure];
+}
+
+/**
+ * The one error after every candidate failed: the shared code when all failed the same way,
+ * otherwise provider_unavailable. The message lists each candidate's outcome.
+ */
+export function exhaustedError(attempts: Attempt[]): GatewayError {
+  const failed = attempts.filter((attempt) => attempt.outcome === 'failed');
+  const codes = new Set(failed.map((attempt) => attempt.errorCode));
+  const [only] = codes;
+  const code = codes.size === 1 && only ? (only as ErrorCode) : 'provider_unavailable';
+  const outcomes = failed.map((attempt) => `${attempt.model}: ${attempt.errorCode} (${attempt.detail ?? 'no detail'})`).join('; ');
+  const lead = failed.length === 1 ? 'The model failed' : `All ${failed.length} candidate models failed`;
+  return new GatewayError(code, `${lead}: ${outcomes}`);
+}

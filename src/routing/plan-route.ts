@@ -1,0 +1,76 @@
+import { GatewayError } from '../errors/gateway-error.ts';
+import type { ModelConfig } from '../config/schema.ts';
+import type { ChatRequest, ReasoningEffort } from '../protocol/canonical/chat-request.ts';
+import { estimateInputTokens } from '../billing/token-estimate.ts';
+import type { Attempt } from '../storage/records.ts';
+import type { ModelCatalog } from './model-catalog.ts';
+
+export interface RoutePlan {
+  /** Models to try, in order. */
+  candidates: ModelConfig[];
+  /** Candidates left out without a call, with the reason (kept on the receipt). */
+  skipped: Attempt[];
+  /** Reasoning level asked for, or the alias default. */
+  reasoningEffort?: ReasoningEffort;
+}
+
+function hasImages(request: ChatRequest): boolean {
+  return request.messages.some((message) => message.role === 'user' && message.content.some((part) => part.type === 'image'));
+}
+
+/** Why `model` cannot serve `request`, or null when it can. */
+export function unfitReason(model: ModelConfig, request: ChatRequest): string | null {
+  if (request.tools?.length && !model.capabilities.tools) return 'does not support tools';
+  if (hasImages(request) && !model.capabilities.vision) return 'does not accept images';
+  const maxOutput = request.maxOutputTokens ?? 0;
+  if (maxOutput > model.maxOutputTokens) return `max output is ${model.maxOutputTokens} tokens, ${maxOutput} asked`;
+  const input = estimateInputTokens(request, model);
+  if (input + maxOutput > model.contextWindow) {
+    return `context window is ${model.contextWindow} tokens, the request needs about ${input + maxOutput}`;
+  }
+  return null;
+}
+
+/**
+ * Alias or model id -> ordered candidates that can serve the request. Throws
+ * unsupported_model for unknown names and unsupported_parameter when none fits.
+ */
+export function planRoute(
+  catalog: ModelCatalog,
+  requested: string,
+  request: ChatRequest,
+  routing: { fallback: boolean; allowedModels?: string[] },
+): RoutePlan {
+  const alias = catalog.aliases.get(requested);
+  const model = catalog.models.get(requested);
+  if (!alias && !model) {
+    throw new GatewayError('unsupported_model', `model "${requested}" is neither an alias nor a model id listed by GET /v1/models`);
+  }
+  let candidates = alias ? alias.candidates : [model!];
+  if (routing.allowedModels) {
+    const unknown = routing.allowedModels.filter((id) => !catalog.models.has(id));
+    if (unknown.length) throw new GatewayError('unsupported_parameter', `routing.allowed_models names unknown models: ${unknown.join(', ')}`);
+    const allowed = new Set(routing.allowedModels);
+    candidates = candidates.filter((candidate) => allowed.has(candidate.id));
+    if (!candidates.length) {
+      throw new GatewayError('unsupported_parameter', `routing.allowed_models leaves no candidate of ${requested}`);
+    }
+  }
+
+  const fit: ModelConfig[] = [];
+  const skipped: Attempt[] = [];
+  for (const candidate of candidates) {
+    const reason = unfitReason(candidate, request);
+    if (reason) skipped.push({ model: candidate.id, outcome: 'skipped', errorCode: 'unsupported_parameter', detail: reason, latencyMs: 0 });
+    else fit.push(candidate);
+  }
+  if (!fit.length) {
+    const reasons = skipped.map((entry) => `${entry.model}: ${entry.detail}`).join('; ');
+    throw new GatewayError('unsupported_parameter', `no candidate of ${requested} can serve this request (${reasons})`);
+  }
+  return {
+    candidates: routing.fallback ? fit : fit.slice(0, 1),
+    skipped,
+    reasoningEffort: request.reasoningEffort ?? alias?.reasoning,
+  };
+}

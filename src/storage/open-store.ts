@@ -1,0 +1,19 @@
+import type { GatewayConfig } from '../config/schema.ts';
+import { createSqliteStore } from './sqlite/sqlite-store.ts';
+import type { Store } from './store.ts';
+
+/**
+ * The one place that picks and opens the storage backend, shared by the server and the CLI,
+ * so both always talk to the same database. Migrates unless told not to.
+ */
+export async function openStore(config: GatewayConfig, options: { migrate?: boolean } = {}): Promise<Store> {
+  const store = createSqliteStore(config.database.path);
+  if (options.migrate === false) return store;
+  try {
+    await store.migrate();
+  } catch (error) {
+    await store.close();
+    throw error;
+  }
+  return store;
+}

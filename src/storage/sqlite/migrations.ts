@@ -1,0 +1,121 @@
+import type { Database } from 'better-sqlite3';
+import { DEFAULT_ACCOUNT_ID } from '../store.ts';
+
+export interface Migration {
+  version: number;
+  name: string;
+  sql: string;
+}
+
+/**
+ * Schema history, oldest first. Never edit an applied migration; append a new one.
+ * Tables are STRICT so a fractional or textual amount of money is refused, not coerced.
+ * Every row carries account_id so one database can later hold several workspaces.
+ */
+export const migrations: readonly Migration[] = [
+  {
+    version: 1,
+    name: 'accounts, keys, receipts, ledger, audit',
+    sql: `
+      CREATE TABLE accounts (
+        id TEXT PRIMARY KEY,
+        balance_nano INTEGER NOT NULL DEFAULT 0,
+        created_at TEXT NOT NULL
+      ) STRICT;
+
+      CREATE TABLE api_keys (
+        id TEXT PRIMARY KEY,
+        account_id TEXT NOT NULL REFERENCES accounts (id),
+        name TEXT NOT NULL,
+        prefix TEXT NOT NULL,
+        hash TEXT NOT NULL UNIQUE,
+        scopes TEXT NOT NULL,
+        models TEXT,
+        daily_limit_nano INTEGER CHECK (daily_limit_nano >= 0),
+        rate_limit_per_minute INTEGER CHECK (rate_limit_per_minute > 0),
+        expires_at TEXT,
+        revoked_at TEXT,
+        created_at TEXT NOT NULL,
+        last_used_at TEXT
+      ) STRICT;
+      CREATE INDEX api_keys_by_account ON api_keys (account_id, created_at DESC, id DESC);
+
+      CREATE TABLE receipts (
+        id TEXT PRIMARY KEY,
+        request_id TEXT NOT NULL,
+        account_id TEXT NOT NULL REFERENCES accounts (id),
+        key_id TEXT NOT NULL,
+        key_prefix TEXT NOT NULL,
+        created_at TEXT NOT NULL,
+        status TEXT NOT NULL CHECK (status IN ('succeeded', 'failed', 'cancelled')),
+        endpoint TEXT NOT NULL,
+        stream INTEGER NOT NULL CHECK (stream IN (0, 1)),
+        requested_model TEXT,
+        answering_model TEXT,
+        attempts TEXT NOT NULL,
+        usage TEXT,
+        usage_estimated INTEGER NOT NULL CHECK (usage_estimated IN (0, 1)),
+        prices TEXT,
+        hold_nano INTEGER NOT NULL CHECK (hold_nano >= 0),
+        cost_nano INTEGER NOT NULL CHECK (cost_nano >= 0),
+        latency_ms REAL NOT NULL,
+        time_to_first_token_ms REAL,
+        error_code TEXT
+      ) STRICT;
+      CREATE INDEX receipts_by_account_newest ON receipts (account_id, created_at DESC, id DESC);
+
+      -- A charge references its receipt; UNIQUE stops one receipt being charged twice.
+      CREATE TABLE ledger_entries (
+        id INTEGER PRIMARY KEY,
+        account_id TEXT NOT NULL REFERENCES accounts (id),
+        at TEXT NOT NULL,
+        kind TEXT NOT NULL CHECK (kind IN ('funds', 'charge')),
+        amount_nano INTEGER NOT NULL CHECK (amount_nano > 0),
+        receipt_id TEXT UNIQUE REFERENCES receipts (id),
+        note TEXT
+      ) STRICT;
+      CREATE INDEX ledger_entries_by_account ON ledger_entries (account_id, kind);
+
+      -- No foreign key: an audit entry must never fail to be written.
+      CREATE TABLE audit_log (
+        id INTEGER PRIMARY KEY AUTOINCREMENT,
+        account_id TEXT NOT NULL,
+        at TEXT NOT NULL,
+        actor TEXT NOT NULL,
+        action TEXT NOT NULL,
+        detail TEXT NOT NULL
+      ) STRICT;
+      CREATE INDEX audit_log_by_account ON audit_log (account_id, id DESC);
+    `,
+  },
+];
+
+/**
+ * Apply every migration not yet recorded in schema_migrations, then make sure the default
+ * account exists. BEGIN IMMEDIATE takes the write lock before reading the applied versions,
+ * so when two processes start at once the second waits (busy_timeout) and then finds
+ * nothing left to do.
+ */
+export function applyMigrations(db: Database, now: () => string = () => new Date().toISOString()): void {
+  const run = db.transaction(() => {
+    db.exec(`CREATE TABLE IF NOT EXISTS schema_migrations (
+      version INTEGER PRIMARY KEY,
+      name TEXT NOT NULL,
+      applied_at TEXT NOT NULL
+    ) STRICT`);
+    const applied = new Set(db.prepare<[], number>('SELECT version FROM schema_migrations').pluck().all());
+    const newest = migrations.at(-1)?.version ?? 0;
+    const unknown = [...applied].filter((version) => version > newest);
+    if (unknown.length) {
+      throw new Error(`the database has schema version ${Math.max(...unknown)}, newer than this gateway knows (${newest}); upgrade the gateway`);
+    }
+    const record = db.prepare<[number, string, string]>('INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, ?, ?)');
+    for (const migration of migrations) {
+      if (applied.has(migration.version)) continue;
+      db.exec(migration.sql);
+      record.run(migration.version, migration.name, now());
+    }
+    db.prepare<[string, string]>('INSERT OR IGNORE INTO accounts (id, balance_nano, created_at) VALUES (?, 0, ?)').run(DEFAULT_ACCOUNT_ID, now());
+  });
+  run.immediate();
+}

@@ -1,0 +1,156 @@
+import type { ApiKeyRecord, AppliedPrices, Attempt, AuditEntry, ReceiptRecord, ReceiptStatus, Scope } from '../records.ts';
+import type { Usage } from '../../protocol/canonical/chat-result.ts';
+
+/** Column values as SQLite holds them: JSON as text, booleans as 0/1, money as INTEGER. */
+export interface ApiKeyRow {
+  id: string;
+  account_id: string;
+  name: string;
+  prefix: string;
+  hash: string;
+  scopes: string;
+  models: string | null;
+  daily_limit_nano: number | null;
+  rate_limit_per_minute: number | null;
+  expires_at: string | null;
+  revoked_at: string | null;
+  created_at: string;
+  last_used_at: string | null;
+}
+
+export interface ReceiptRow {
+  id: string;
+  request_id: string;
+  account_id: string;
+  key_id: string;
+  key_prefix: string;
+  created_at: string;
+  status: string;
+  endpoint: string;
+  stream: number;
+  requested_model: string | null;
+  answering_model: string | null;
+  attempts: string;
+  usage: string | null;
+  usage_estimated: number;
+  prices: string | null;
+  hold_nano: number;
+  cost_nano: number;
+  latency_ms: number;
+  time_to_first_token_ms: number | null;
+  error_code: string | null;
+}
+
+export interface AuditRow {
+  id: number;
+  account_id: string;
+  at: string;
+  actor: string;
+  action: string;
+  detail: string;
+}
+
+function jsonOrNull(value: unknown): string | null {
+  return value === null || value === undefined ? null : JSON.stringify(value);
+}
+
+function parseOrNull<T>(text: string | null): T | null {
+  return text === null ? null : (JSON.parse(text) as T);
+}
+
+export function apiKeyToRow(key: ApiKeyRecord): ApiKeyRow {
+  return {
+    id: key.id,
+    account_id: key.accountId,
+    name: key.name,
+    prefix: key.prefix,
+    hash: key.hash,
+    scopes: JSON.stringify(key.scopes),
+    models: jsonOrNull(key.models),
+    daily_limit_nano: key.dailyLimitNano,
+    rate_limit_per_minute: key.rateLimitPerMinute,
+    expires_at: key.expiresAt,
+    revoked_at: key.revokedAt,
+    created_at: key.createdAt,
+    last_used_at: key.lastUsedAt,
+  };
+}
+
+export function apiKeyFromRow(row: ApiKeyRow): ApiKeyRecord {
+  return {
+    id: row.id,
+    accountId: row.account_id,
+    name: row.name,
+    prefix: row.prefix,
+    hash: row.hash,
+    scopes: JSON.parse(row.scopes) as Scope[],
+    models: parseOrNull<string[]>(row.models),
+    dailyLimitNano: row.daily_limit_nano,
+    rateLimitPerMinute: row.rate_limit_per_minute,
+    expiresAt: row.expires_at,
+    revokedAt: row.revoked_at,
+    createdAt: row.created_at,
+    lastUsedAt: row.last_used_at,
+  };
+}
+
+export function receiptToRow(receipt: ReceiptRecord): ReceiptRow {
+  return {
+    id: receipt.id,
+    request_id: receipt.requestId,
+    account_id: receipt.accountId,
+    key_id: receipt.keyId,
+    key_prefix: receipt.keyPrefix,
+    created_at: receipt.createdAt,
+    status: receipt.status,
+    endpoint: receipt.endpoint,
+    stream: receipt.stream ? 1 : 0,
+    requested_model: receipt.requestedModel,
+    answering_model: receipt.answeringModel,
+    attempts: JSON.stringify(receipt.attempts),
+    usage: jsonOrNull(receipt.usage),
+    usage_estimated: receipt.usageEstimated ? 1 : 0,
+    prices: jsonOrNull(receipt.prices),
+    hold_nano: receipt.holdNano,
+    cost_nano: receipt.costNano,
+    latency_ms: receipt.latencyMs,
+    time_to_first_token_ms: receipt.timeToFirstTokenMs,
+    error_code: receipt.errorCode,
+  };
+}
+
+export function receiptFromRow(row: ReceiptRow): ReceiptRecord {
+  return {
+    id: row.id,
+    requestId: row.request_id,
+    accountId: row.account_id,
+    keyId: row.key_id,
+    keyPrefix: row.key_prefix,
+    createdAt: row.created_at,
+    status: row.status as ReceiptStatus,
+    endpoint: row.endpoint,
+    stream: row.stream === 1,
+    requestedModel: row.requested_model,
+    answeringModel: row.answering_model,
+    attempts: JSON.parse(row.attempts) as Attempt[],
+    usage: parseOrNull<Usage>(row.usage),
+    usageEstimated: row.usage_estimated === 1,
+    prices: parseOrNull<AppliedPrices>(row.prices),
+    holdNano: row.hold_nano,
+    costNano: row.cost_nano,
+    latencyMs: row.latency_ms,
+    timeToFirstTokenMs: row.time_to_first_token_ms,
+    errorCode: row.error_code,
+  };
+}
+
+export function auditFromRow(row: AuditRow): AuditEntry {
+  return {
+    id: row.id,
+    accountId: row.account_id,
+    at: row.at,
+    actor: row.actor,
+    action: row.action,
+    detail: JSON.parse(row.detail) as Record<string, unknown>,
+  };
+}

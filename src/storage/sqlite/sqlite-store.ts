@@ -1,0 +1,136 @@
+import { mkdirSync } from 'node:fs';
+import { dirname } from 'node:path';
+import Database from 'better-sqlite3';
+import { formatUsd } from '../../lib/money.ts';
+import type { ApiKeyRecord, AuditEntry, ReceiptRecord } from '../records.ts';
+import type { ReceiptPage, Store } from '../store.ts';
+import { applyMigrations } from './migrations.ts';
+import { apiKeyFromRow, apiKeyToRow, auditFromRow, receiptFromRow, receiptToRow } from './row-mapping.ts';
+import { prepareStatements, type Statements } from './statements.ts';
+
+function isInMemory(path: string): boolean {
+  return path === ':memory:' || path === '' || path.startsWith('file::memory:');
+}
+
+function openDatabase(path: string): Database.Database {
+  if (!isInMemory(path)) mkdirSync(dirname(path), { recursive: true });
+  const db = new Database(path);
+  // busy_timeout first: switching to WAL needs a lock another starting process may hold.
+  db.pragma('busy_timeout = 5000');
+  db.pragma('journal_mode = WAL');
+  // NORMAL in WAL mode loses no committed data on a process crash, only on power loss.
+  db.pragma('synchronous = NORMAL');
+  db.pragma('foreign_keys = ON');
+  return db;
+}
+
+/** A Store on a SQLite file (created with its directory when missing) or ":memory:". */
+export function createSqliteStore(path: string): Store {
+  const db = openDatabase(path);
+  // Prepared once, on first use: the tables they name exist only after migrate().
+  let prepared: Statements | undefined;
+  const sql = (): Statements => (prepared ??= prepareStatements(db));
+
+  // Writes take the lock up front (IMMEDIATE): a deferred read-then-write transaction in WAL
+  // fails with SQLITE_BUSY_SNAPSHOT instead of waiting when another process wrote meanwhile.
+  const recordReceipt = db.transaction((receipt: ReceiptRecord) => {
+    const statements = sql();
+    statements.insertReceipt.run(receiptToRow(receipt));
+    if (receipt.costNano > 0) {
+      statements.insertCharge.run(receipt.accountId, receipt.createdAt, receipt.costNano, receipt.id);
+      statements.debitAccount.run(receipt.costNano, receipt.accountId);
+    }
+    statements.touchKey.run({ id: receipt.keyId, at: receipt.createdAt });
+  });
+
+  const insertKey = db.transaction((key: ApiKeyRecord) => {
+    // Keys arrive before anything else for an account, so they bring its row into being.
+    sql().ensureAccount.run(key.accountId, key.createdAt);
+    sql().insertKey.run(apiKeyToRow(key));
+  });
+
+  const revokeKey = db.transaction((accountId: string, idOrPrefix: string, at: string, actor: string) => {
+    const statements = sql();
+    const matches = statements.activeKeysMatching.all({ accountId, idOrPrefix });
+    if (matches.length > 1) throw new Error(`"${idOrPrefix}" is ambiguous: it matches more than one active key; use the key id`);
+    const match = matches[0];
+    if (!match) return null;
+    const row = statements.revokeKey.get(at, match.id)!;
+    const detail = { keyId: row.id, prefix: row.prefix };
+    statements.insertAudit.run(accountId, at, actor, 'key.revoked', JSON.stringify(detail));
+    return apiKeyFromRow(row);
+  });
+
+  const addFunds = db.transaction((accountId: string, nano: number, actor: string, note: string | null) => {
+    const statements = sql();
+    const at = new Date().toISOString();
+    statements.insertFunds.run(accountId, at, nano, note);
+    const balance = statements.creditAccount.get(accountId, nano, at)!;
+    statements.insertAudit.run(accountId, at, actor, 'funds.added', JSON.stringify({ amount: formatUsd(nano), note }));
+    return balance;
+  });
+
+  return {
+    async migrate() {
+      applyMigrations(db);
+      sql();
+    },
+
+    async insertKey(key) {
+      insertKey.immediate(key);
+    },
+    async findKeyByHash(hash) {
+      const row = sql().keyByHash.get(hash);
+      return row ? apiKeyFromRow(row) : null;
+    },
+    async listKeys(accountId) {
+      return sql().keysOfAccount.all(accountId).map(apiKeyFromRow);
+    },
+    async revokeKey(accountId, idOrPrefix, at, actor) {
+      return revokeKey.immediate(accountId, idOrPrefix, at, actor);
+    },
+    async keysChangeToken() {
+      // data_version moves only when another connection commits, so our own receipts never
+      // drop the key cache while a revocation by the CLI in another process always does.
+      return sql().dataVersion.get()!;
+    },
+
+    async recordReceipt(receipt) {
+      recordReceipt.immediate(receipt);
+    },
+    async getReceipt(accountId, id) {
+      const row = sql().receipt.get(accountId, id);
+      return row ? receiptFromRow(row) : null;
+    },
+    async listReceipts(accountId, { limit, before }): Promise<ReceiptPage> {
+      if (!Number.isSafeInteger(limit) || limit < 1) throw new RangeError(`limit must be a positive integer, got ${limit}`);
+      const statements = sql();
+      // One row more than asked tells whether another page exists.
+      const rows =
+        before === undefined ? statements.newestReceipts.all(accountId, limit + 1) : statements.receiptsBefore.all(accountId, before, limit + 1);
+      return { data: rows.slice(0, limit).map(receiptFromRow), hasMore: rows.length > limit };
+    },
+
+    async getBalance(accountId) {
+      return sql().balance.get(accountId) ?? 0;
+    },
+    async addFunds(accountId, nano, actor, note) {
+      if (!Number.isSafeInteger(nano) || nano <= 0) throw new RangeError(`funds must be a positive whole number of nano-USD, got ${nano}`);
+      return addFunds.immediate(accountId, nano, actor, note ?? null);
+    },
+    async ledgerTotals(accountId) {
+      return sql().ledgerTotals.get(accountId)!;
+    },
+
+    async appendAudit(entry: Omit<AuditEntry, 'id'>) {
+      sql().insertAudit.run(entry.accountId, entry.at, entry.actor, entry.action, JSON.stringify(entry.detail));
+    },
+    async listAudit(accountId, limit) {
+      return sql().newestAudit.all(accountId, limit).map(auditFromRow);
+    },
+
+    async close() {
+      if (db.open) db.close();
+    },
+  };
+}

@@ -1,0 +1,97 @@
+import type { Database, Statement } from 'better-sqlite3';
+import type { ApiKeyRow, AuditRow, ReceiptRow } from './row-mapping.ts';
+
+const keyColumns =
+  'id, account_id, name, prefix, hash, scopes, models, daily_limit_nano, rate_limit_per_minute, expires_at, revoked_at, created_at, last_used_at';
+const receiptColumns =
+  'id, request_id, account_id, key_id, key_prefix, created_at, status, endpoint, stream, requested_model, answering_model, attempts, usage, usage_estimated, prices, hold_nano, cost_nano, latency_ms, time_to_first_token_ms, error_code';
+
+function namedValues(columns: string): string {
+  return columns
+    .split(', ')
+    .map((column) => `@${column}`)
+    .join(', ');
+}
+
+/** Every statement the store runs, prepared once per connection. */
+export interface Statements {
+  ensureAccount: Statement<[id: string, createdAt: string]>;
+  creditAccount: Statement<[id: string, nano: number, createdAt: string], number>;
+  debitAccount: Statement<[nano: number, id: string]>;
+  balance: Statement<[accountId: string], number>;
+
+  insertKey: Statement<[ApiKeyRow]>;
+  keyByHash: Statement<[hash: string], ApiKeyRow>;
+  keysOfAccount: Statement<[accountId: string], ApiKeyRow>;
+  activeKeysMatching: Statement<[{ accountId: string; idOrPrefix: string }], ApiKeyRow>;
+  revokeKey: Statement<[at: string, id: string], ApiKeyRow>;
+  touchKey: Statement<[{ id: string; at: string }]>;
+
+  insertReceipt: Statement<[ReceiptRow]>;
+  receipt: Statement<[accountId: string, id: string], ReceiptRow>;
+  newestReceipts: Statement<[accountId: string, limit: number], ReceiptRow>;
+  receiptsBefore: Statement<[accountId: string, before: string, limit: number], ReceiptRow>;
+
+  insertCharge: Statement<[accountId: string, at: string, nano: number, receiptId: string]>;
+  insertFunds: Statement<[accountId: string, at: string, nano: number, note: string | null]>;
+  ledgerTotals: Statement<[accountId: string], { funds: number; charges: number }>;
+
+  insertAudit: Statement<[accountId: string, at: string, actor: string, action: string, detail: string]>;
+  newestAudit: Statement<[accountId: string, limit: number], AuditRow>;
+
+  dataVersion: Statement<[], number>;
+}
+
+/** Prepare after migrations ran: SQLite refuses to prepare a statement on a missing table. */
+export function prepareStatements(db: Database): Statements {
+  return {
+    ensureAccount: db.prepare('INSERT OR IGNORE INTO accounts (id, balance_nano, created_at) VALUES (?, 0, ?)'),
+    creditAccount: db
+      .prepare<[string, number, string], number>(
+        `INSERT INTO accounts (id, balance_nano, created_at) VALUES (?, ?, ?)
+         ON CONFLICT (id) DO UPDATE SET balance_nano = balance_nano + excluded.balance_nano
+         RETURNING balance_nano`,
+      )
+      .pluck(),
+    debitAccount: db.prepare('UPDATE accounts SET balance_nano = balance_nano - ? WHERE id = ?'),
+    balance: db.prepare<[string], number>('SELECT balance_nano FROM accounts WHERE id = ?').pluck(),
+
+    insertKey: db.prepare(`INSERT INTO api_keys (${keyColumns}) VALUES (${namedValues(keyColumns)})`),
+    keyByHash: db.prepare(`SELECT ${keyColumns} FROM api_keys WHERE hash = ?`),
+    keysOfAccount: db.prepare(`SELECT ${keyColumns} FROM api_keys WHERE account_id = ? ORDER BY created_at DESC, id DESC`),
+    // LIMIT 2 is enough to tell "one match" from "ambiguous".
+    activeKeysMatching: db.prepare(
+      `SELECT ${keyColumns} FROM api_keys
+       WHERE account_id = @accountId AND revoked_at IS NULL AND (id = @idOrPrefix OR prefix = @idOrPrefix) LIMIT 2`,
+    ),
+    revokeKey: db.prepare(`UPDATE api_keys SET revoked_at = ? WHERE id = ? RETURNING ${keyColumns}`),
+    // Never move backwards: a long stream can finish after a later request's receipt.
+    touchKey: db.prepare('UPDATE api_keys SET last_used_at = @at WHERE id = @id AND (last_used_at IS NULL OR last_used_at < @at)'),
+
+    insertReceipt: db.prepare(`INSERT INTO receipts (${receiptColumns}) VALUES (${namedValues(receiptColumns)})`),
+    receipt: db.prepare(`SELECT ${receiptColumns} FROM receipts WHERE account_id = ? AND id = ?`),
+    newestReceipts: db.prepare(
+      `SELECT ${receiptColumns} FROM receipts WHERE account_id = ? ORDER BY created_at DESC, id DESC LIMIT ?`,
+    ),
+    receiptsBefore: db.prepare(
+      `SELECT ${receiptColumns} FROM receipts WHERE account_id = ? AND created_at < ? ORDER BY created_at DESC, id DESC LIMIT ?`,
+    ),
+
+    insertCharge: db.prepare(
+      "INSERT INTO ledger_entries (account_id, at, kind, amount_nano, receipt_id, note) VALUES (?, ?, 'charge', ?, ?, NULL)",
+    ),
+    insertFunds: db.prepare(
+      "INSERT INTO ledger_entries (account_id, at, kind, amount_nano, receipt_id, note) VALUES (?, ?, 'funds', ?, NULL, ?)",
+    ),
+    ledgerTotals: db.prepare(
+      `SELECT coalesce(sum(CASE WHEN kind = 'funds' THEN amount_nano END), 0) AS funds,
+              coalesce(sum(CASE WHEN kind = 'charge' THEN amount_nano END), 0) AS charges
+       FROM ledger_entries WHERE account_id = ?`,
+    ),
+
+    insertAudit: db.prepare('INSERT INTO audit_log (account_id, at, actor, action, detail) VALUES (?, ?, ?, ?, ?)'),
+    newestAudit: db.prepare('SELECT id, account_id, at, actor, action, detail FROM audit_log WHERE account_id = ? ORDER BY id DESC LIMIT ?'),
+
+    dataVersion: db.prepare<[], number>('PRAGMA data_version').pluck(),
+  };
+}

@@ -1,0 +1,65 @@
+import { after, before, beforeEach, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { startHarness, type Harness } from './helpers/gateway-harness.ts';
+
+let harness: Harness;
+
+before(async () => {
+  harness = await startHarness({ timeoutMs: 5_000 });
+});
+after(() => harness.close());
+beforeEach(() => harness.fake.reset());
+
+async function receiptWhenWritten(id: string) {
+  for (let tries = 0; tries < 100; tries++) {
+    const response = await harness.get(`/v1/receipts/${id}`);
+    if (response.status === 200) return response.json() as Promise<any>;
+    await sleep(20);
+  }
+  throw new Error(`receipt ${id} never appeared`);
+}
+
+test('closing a stream stops the provider and the receipt records cancelled with the cost so far', async () => {
+  harness.fake.script('alpha', { text: 'word '.repeat(200), chunkSize: 5, chunkDelayMs: 20 });
+  const response = await harness.post('/v1/chat/completions', { model: 'up/alpha', messages: [{ role: 'user', content: 'long story' }], stream: true });
+  const receiptId = response.headers.get('x-svc-receipt-id')!;
+  const reader = response.body!.getReader();
+  let received = '';
+  while (received.split('data: ').length < 6) received += new TextDecoder().decode((await reader.read()).value);
+  await reader.cancel();
+  await harness.fake.waitForAborted(1, 3_000);
+  const receipt = await receiptWhenWritten(receiptId);
+  assert.equal(receipt.status, 'cancelled');
+  assert.equal(receipt.error_code, 'request_cancelled');
+  assert.equal(receipt.usage_estimated, true);
+  assert.ok(receipt.usage.completion_tokens > 0, 'what was forwarded is counted');
+  assert.ok(receipt.usage.completion_tokens < 200, 'not the whole answer');
+  assert.ok(receipt.usage.prompt_tokens > 0);
+  assert.notEqual(receipt.cost, '0.000000000');
+  assert.equal(receipt.attempts.at(-1).outcome, 'cancelled');
+});
+
+test('closing a non-streaming request stops the provider too', async () => {
+  harness.fake.script('alpha', { hang: true });
+  const controller = new AbortController();
+  const pending = fetch(`${harness.gateway.url}/v1/chat/completions`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', authorization: `Bearer ${harness.key}` },
+    body: JSON.stringify({ model: 'up/alpha', messages: [{ role: 'user', content: 'x' }] }),
+    signal: controller.signal,
+  }).catch((error) => error);
+  while (harness.fake.requests.length === 0) await sleep(5);
+  controller.abort();
+  await pending;
+  await harness.fake.waitForAborted(1, 3_000);
+  const find = async () => ((await (await harness.get('/v1/receipts?limit=5')).json()).data as any[]).find((entry) => !entry.stream);
+  let receipt = await find();
+  for (let tries = 0; receipt?.status !== 'cancelled' && tries < 50; tries++) {
+    await sleep(20);
+    receipt = await find();
+  }
+  assert.equal(receipt.status, 'cancelled');
+  assert.equal(receipt.error_code, 'request_cancelled');
+  assert.ok(receipt.usage.prompt_tokens > 0, 'the prompt the provider read is billed, estimated');
+});
