@@ -2,7 +2,7 @@ import { parseArgs } from 'node:util';
 import { loadConfig } from '../config/load-config.ts';
 import { openStore } from '../storage/open-store.ts';
 import { CliError } from './cli-error.ts';
-import type { CommandContext, CommandOptions } from './command-context.ts';
+import { report, type CommandContext, type CommandOptions } from './command-context.ts';
 import { addFunds, showFunds } from './funds-commands.ts';
 import { createKey, listKeys, revokeKey } from './keys-commands.ts';
 import { usageText } from './usage.ts';
@@ -32,6 +32,9 @@ const optionDefinitions = {
 
 const globalOptions = new Set(['config', 'json', 'help']);
 
+/** An unknown command gets the whole usage text, not just a hint. */
+class UnknownCommandError extends CliError {}
+
 interface CommandSpec {
   words: string[];
   /** Names of the required positional arguments, for messages. */
@@ -52,15 +55,13 @@ const commands: CommandSpec[] = [
     args: [],
     options: [],
     run: async (context) => {
+      // openStore has migrated already; running again is a no-op that proves it.
       await context.store.migrate();
-      report(context, `Database ${context.config.database.path} is up to date.`);
+      const database = context.config.database.path;
+      report(context, { database, migrated: true }, () => `Database ${database} is up to date.`);
     },
   },
 ];
-
-function report(context: CommandContext, text: string): void {
-  context.print(context.options.json ? JSON.stringify({ database: context.config.database.path, migrated: true }) : text);
-}
 
 function findCommand(positionals: string[]): CommandSpec {
   const command = commands.find((candidate) => candidate.words.every((word, index) => positionals[index] === word));
@@ -71,10 +72,10 @@ function findCommand(positionals: string[]): CommandSpec {
     const given = positionals[1] === undefined ? 'no subcommand' : `unknown subcommand "${positionals[1]}"`;
     throw new CliError(`${positionals[0]}: ${given}; use one of: ${choices}`, 2);
   }
-  throw new CliError(`unknown command "${positionals[0]}"`, 2);
+  throw new UnknownCommandError(`unknown command "${positionals[0]}"`, 2);
 }
 
-function checkUsage(command: CommandSpec, args: string[], options: CommandOptions): void {
+function checkUsage(command: Omit<CommandSpec, 'run'>, args: string[], options: CommandOptions): void {
   const name = command.words.join(' ');
   for (const option of Object.keys(options)) {
     if (!globalOptions.has(option) && !command.options.includes(option as keyof CommandOptions)) {
@@ -105,7 +106,7 @@ async function dispatch(argv: string[], output: CliOutput): Promise<void> {
     return;
   }
   if (positionals[0] === 'start') {
-    checkUsage({ words: ['start'], args: [], options: [], run: async () => {} }, positionals.slice(1), options);
+    checkUsage({ words: ['start'], args: [], options: [] }, positionals.slice(1), options);
     return startServer(options);
   }
   const command = findCommand(positionals);
@@ -135,7 +136,7 @@ export async function runCli(argv: string[], output: CliOutput = processOutput):
     const message = error instanceof Error ? error.message : String(error);
     const exitCode = error instanceof CliError ? error.exitCode : 1;
     output.stderr(`gateway: ${message}`);
-    if (exitCode === 2) output.stderr(error instanceof CliError && message.startsWith('unknown command') ? usageText : 'Run "gateway help" for usage.');
+    if (exitCode === 2) output.stderr(error instanceof UnknownCommandError ? usageText : 'Run "gateway help" for usage.');
     return exitCode;
   }
 }

@@ -26,6 +26,15 @@ export function transportFailure(error: unknown, signal: AbortSignal): ProviderE
 /** Most of an upstream error body we show: providers put the useful part first. */
 const MAX_MESSAGE = 500;
 
+const KEY_LOOKING = /\b(?:sk|svc|key|api|token)[-_][A-Za-z0-9_-]{6,}/gi;
+
+/** Providers sometimes echo the credential they rejected; no client may ever see it. */
+export function redactSecrets(text: string, secrets: readonly string[]): string {
+  let redacted = text;
+  for (const secret of secrets) if (secret.length >= 6) redacted = redacted.split(secret).join('[redacted]');
+  return redacted.replace(KEY_LOOKING, '[redacted]');
+}
+
 /** The provider's own error message from a JSON error body (OpenAI and Anthropic both use error.message). */
 function providerMessage(text: string): string {
   try {
@@ -36,6 +45,11 @@ function providerMessage(text: string): string {
     // Not JSON: fall through to the raw text.
   }
   return text.slice(0, MAX_MESSAGE).trim() || 'no error message';
+}
+
+/** Header values that carry credentials (Bearer tokens, x-api-key...). */
+function secretsIn(headers: Record<string, string>): string[] {
+  return Object.values(headers).map((value) => value.replace(/^Bearer\s+/i, ''));
 }
 
 /**
@@ -70,7 +84,7 @@ export async function postJson(
   }
   throw new ProviderError(
     failureFromStatus(response.statusCode),
-    `HTTP ${response.statusCode}: ${providerMessage(text)}`,
+    `HTTP ${response.statusCode}: ${redactSecrets(providerMessage(text), secretsIn(headers))}`,
     response.statusCode,
   );
 }

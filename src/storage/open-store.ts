@@ -4,11 +4,10 @@ import type { Store } from './store.ts';
 
 /**
  * The one place that picks and opens the storage backend, shared by the server and the CLI,
- * so both always talk to the same database. Migrates unless told not to.
+ * so both always talk to the same database. Returns it migrated.
  */
-export async function openStore(config: GatewayConfig, options: { migrate?: boolean } = {}): Promise<Store> {
+export async function openStore(config: GatewayConfig): Promise<Store> {
   const store = createSqliteStore(config.database.path);
-  if (options.migrate === false) return store;
   try {
     await store.migrate();
   } catch (error) {

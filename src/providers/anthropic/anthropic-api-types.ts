@@ -58,3 +58,8 @@ export interface AnthropicStreamEvent {
   type: string;
   [field: string]: unknown;
 }
+
+/** The wire data is untyped JSON; this guard is how the converters look inside it. */
+export function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}

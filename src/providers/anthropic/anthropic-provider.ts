@@ -93,7 +93,9 @@ class AnthropicProvider implements ProviderAdapter {
   /** Sends the request and returns the response once its status is known to be 2xx. */
   private async send(call: ProviderCall, stream: boolean): Promise<Dispatcher.ResponseData> {
     const body = convertToAnthropicRequest(call);
+    // Set here, never taken from the client's unknown fields: the parser below depends on it.
     if (stream) body.stream = true;
+    else delete body.stream;
     let response: Dispatcher.ResponseData;
     try {
       response = await request(this.url, {

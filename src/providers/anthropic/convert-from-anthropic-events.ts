@@ -1,6 +1,5 @@
 import type { StreamPart } from '../../protocol/canonical/stream-part.ts';
-import type { AnthropicStreamEvent, AnthropicUsage } from './anthropic-api-types.ts';
-import { isRecord } from './convert-from-anthropic-message.ts';
+import { isRecord, type AnthropicStreamEvent, type AnthropicUsage } from './anthropic-api-types.ts';
 import { AnthropicFormatError, AnthropicStreamInterrupted, describeError } from './map-anthropic-error.ts';
 import { mapAnthropicStopReason } from './map-anthropic-stop-reason.ts';
 import { mapAnthropicUsage } from './map-anthropic-usage.ts';

@@ -1,6 +1,6 @@
 import type { ToolCall } from '../../protocol/canonical/chat-request.ts';
 import type { ChatResult } from '../../protocol/canonical/chat-result.ts';
-import type { AnthropicUsage } from './anthropic-api-types.ts';
+import { isRecord, type AnthropicUsage } from './anthropic-api-types.ts';
 import { AnthropicFormatError } from './map-anthropic-error.ts';
 import { mapAnthropicStopReason } from './map-anthropic-stop-reason.ts';
 import { mapAnthropicUsage } from './map-anthropic-usage.ts';
@@ -36,8 +36,4 @@ export function convertFromAnthropicMessage(body: unknown): ChatResult {
   if (reasoning !== undefined) result.reasoning = reasoning;
   if (isRecord(body.usage)) result.usage = mapAnthropicUsage(body.usage as AnthropicUsage);
   return result;
-}
-
-export function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }

@@ -1,6 +1,5 @@
 import type { SseEvent } from '../sse/parse-sse.ts';
-import type { AnthropicStreamEvent } from './anthropic-api-types.ts';
-import { isRecord } from './convert-from-anthropic-message.ts';
+import { isRecord, type AnthropicStreamEvent } from './anthropic-api-types.ts';
 import { AnthropicFormatError } from './map-anthropic-error.ts';
 
 /**

@@ -63,6 +63,12 @@ describe('sqlite store', () => {
     }
   });
 
+  test('use before migrate says so', async () => {
+    const store = createSqliteStore(':memory:');
+    await assert.rejects(store.listKeys(DEFAULT_ACCOUNT_ID), /no gateway schema yet; call migrate\(\) first/);
+    await store.close();
+  });
+
   test('opens in WAL mode and creates the parent directory', async () => {
     const path = await temporaryDatabase();
     const store = createSqliteStore(path);

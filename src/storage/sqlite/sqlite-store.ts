@@ -29,7 +29,14 @@ export function createSqliteStore(path: string): Store {
   const db = openDatabase(path);
   // Prepared once, on first use: the tables they name exist only after migrate().
   let prepared: Statements | undefined;
-  const sql = (): Statements => (prepared ??= prepareStatements(db));
+  const sql = (): Statements => {
+    if (prepared) return prepared;
+    try {
+      return (prepared = prepareStatements(db));
+    } catch (error) {
+      throw new Error(`database ${path} has no gateway schema yet; call migrate() first (${(error as Error).message})`);
+    }
+  };
 
   // Writes take the lock up front (IMMEDIATE): a deferred read-then-write transaction in WAL
   // fails with SQLITE_BUSY_SNAPSHOT instead of waiting when another process wrote meanwhile.

@@ -1,0 +1,222 @@
+import { describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import type { ChatMessage, ChatRequest } from '../../protocol/canonical/chat-request.ts';
+import { convertToAnthropicRequest, type AnthropicRequestInput } from './convert-to-anthropic-request.ts';
+
+const user = (text: string): ChatMessage => ({ role: 'user', content: [{ type: 'text', text }] });
+
+function convert(request: Partial<ChatRequest>, options: Partial<AnthropicRequestInput> = {}) {
+  return convertToAnthropicRequest({
+    request: { messages: [user('hi')], extra: {}, ...request },
+    model: { upstream: 'claude-test' },
+    maxOutputTokens: 4_096,
+    ...options,
+  });
+}
+
+describe('messages', () => {
+  test('joins system and developer messages into system, wherever they are', () => {
+    const body = convert({
+      messages: [{ role: 'system', content: 'Be brief.' }, user('hi'), { role: 'developer', content: 'Use French.' }],
+    });
+    assert.equal(body.system, 'Be brief.\n\nUse French.');
+    assert.deepEqual(body.messages, [{ role: 'user', content: [{ type: 'text', text: 'hi' }] }]);
+  });
+
+  test('leaves system out when there is none', () => {
+    assert.equal('system' in convert({}), false);
+  });
+
+  test('merges consecutive same-role messages so roles alternate', () => {
+    const body = convert({
+      messages: [user('a'), user('b'), { role: 'assistant', content: 'c' }, { role: 'assistant', content: 'd' }, user('e')],
+    });
+    assert.deepEqual(body.messages, [
+      { role: 'user', content: [{ type: 'text', text: 'a' }, { type: 'text', text: 'b' }] },
+      { role: 'assistant', content: [{ type: 'text', text: 'c' }, { type: 'text', text: 'd' }] },
+      { role: 'user', content: [{ type: 'text', text: 'e' }] },
+    ]);
+  });
+
+  test('drops empty and whitespace-only text, and assistant turns left empty', () => {
+    const body = convert({
+      messages: [
+        { role: 'user', content: [{ type: 'text', text: ' ' }, { type: 'text', text: 'q' }] },
+        { role: 'assistant', content: '' },
+        { role: 'assistant', content: null },
+        user('again'),
+      ],
+    });
+    assert.deepEqual(body.messages, [{ role: 'user', content: [{ type: 'text', text: 'q' }, { type: 'text', text: 'again' }] }]);
+  });
+
+  test('round-trips a tool call: tool_use blocks, then one user turn of tool_result blocks', () => {
+    const body = convert({
+      messages: [
+        user('weather in Paris and Rome?'),
+        {
+          role: 'assistant',
+          content: 'Checking.',
+          toolCalls: [
+            { id: 'toolu_1', name: 'get_weather', arguments: '{"city":"Paris"}' },
+            { id: 'toolu_2', name: 'get_weather', arguments: 'not json' },
+          ],
+        },
+        { role: 'tool', toolCallId: 'toolu_1', content: '18C' },
+        { role: 'tool', toolCallId: 'toolu_2', content: '' },
+        user('thanks'),
+      ],
+    });
+    assert.deepEqual(body.messages.slice(1), [
+      {
+        role: 'assistant',
+        content: [
+          { type: 'text', text: 'Checking.' },
+          { type: 'tool_use', id: 'toolu_1', name: 'get_weather', input: { city: 'Paris' } },
+          { type: 'tool_use', id: 'toolu_2', name: 'get_weather', input: {} },
+        ],
+      },
+      {
+        role: 'user',
+        content: [
+          { type: 'tool_result', tool_use_id: 'toolu_1', content: '18C' },
+          { type: 'tool_result', tool_use_id: 'toolu_2' },
+          { type: 'text', text: 'thanks' },
+        ],
+      },
+    ]);
+  });
+
+  test('keeps tool results first in a user turn they were merged into', () => {
+    const body = convert({
+      messages: [
+        { role: 'assistant', content: null, toolCalls: [{ id: 'call_1', name: 'f', arguments: '[]' }] },
+        user('by the way'),
+        { role: 'tool', toolCallId: 'call_1', content: 'ok' },
+      ],
+    });
+    assert.deepEqual(body.messages[1]!.content.map((block) => block.type), ['tool_result', 'text']);
+    assert.deepEqual(body.messages[0]!.content[0], { type: 'tool_use', id: 'call_1', name: 'f', input: {} });
+  });
+
+  test('rewrites tool ids Anthropic would reject, the same way on both sides', () => {
+    const body = convert({
+      messages: [
+        { role: 'assistant', content: null, toolCalls: [{ id: 'functions.get_weather:0', name: 'get_weather', arguments: '{}' }] },
+        { role: 'tool', toolCallId: 'functions.get_weather:0', content: 'sunny' },
+      ],
+    });
+    const toolUse = body.messages[0]!.content[0] as { id: string };
+    const toolResult = body.messages[1]!.content[0] as { tool_use_id: string };
+    assert.equal(toolUse.id, 'functions_get_weather_0');
+    assert.equal(toolResult.tool_use_id, toolUse.id);
+  });
+
+  test('turns data: URLs into base64 sources and http(s) URLs into url sources', () => {
+    const body = convert({
+      messages: [
+        {
+          role: 'user',
+          content: [
+            { type: 'text', text: 'what is this?' },
+            { type: 'image', url: 'data:image/png;base64,iVBORw0KGgo=' },
+            { type: 'image', url: 'https://example.com/cat.jpg', detail: 'high' },
+            { type: 'image', url: 'data:image/svg+xml,%3Csvg%2F%3E' },
+          ],
+        },
+      ],
+    });
+    assert.deepEqual(body.messages[0]!.content.slice(1), [
+      { type: 'image', source: { type: 'base64', media_type: 'image/png', data: 'iVBORw0KGgo=' } },
+      { type: 'image', source: { type: 'url', url: 'https://example.com/cat.jpg' } },
+      { type: 'image', source: { type: 'base64', media_type: 'image/svg+xml', data: Buffer.from('<svg/>').toString('base64') } },
+    ]);
+  });
+});
+
+describe('request fields', () => {
+  test('maps model, max tokens, stop, sampling and copies unknown fields', () => {
+    const body = convert(
+      { stop: ['END'], temperature: 0.3, topP: 0.9, extra: { top_k: 5, metadata: { user_id: 'u1' }, model: 'ignored' } },
+      { maxOutputTokens: 1_000 },
+    );
+    assert.deepEqual(body, {
+      top_k: 5,
+      metadata: { user_id: 'u1' },
+      model: 'claude-test',
+      max_tokens: 1_000,
+      messages: [{ role: 'user', content: [{ type: 'text', text: 'hi' }] }],
+      stop_sequences: ['END'],
+      temperature: 0.3,
+      top_p: 0.9,
+    });
+  });
+
+  test('maps tools with a default input schema', () => {
+    const body = convert({
+      tools: [
+        { name: 'get_weather', description: 'Weather by city', parameters: { type: 'object', properties: { city: { type: 'string' } } } },
+        { name: 'ping' },
+      ],
+    });
+    assert.deepEqual(body.tools, [
+      { name: 'get_weather', description: 'Weather by city', input_schema: { type: 'object', properties: { city: { type: 'string' } } } },
+      { name: 'ping', input_schema: { type: 'object', properties: {} } },
+    ]);
+    assert.equal('tool_choice' in body, false);
+  });
+
+  test('maps tool choice and parallel tool calls', () => {
+    const tools = [{ name: 'f' }];
+    assert.deepEqual(convert({ tools, toolChoice: 'auto' }).tool_choice, { type: 'auto' });
+    assert.deepEqual(convert({ tools, toolChoice: 'required' }).tool_choice, { type: 'any' });
+    assert.deepEqual(convert({ tools, toolChoice: 'none' }).tool_choice, { type: 'none' });
+    assert.deepEqual(convert({ tools, toolChoice: { name: 'f' } }).tool_choice, { type: 'tool', name: 'f' });
+    assert.deepEqual(convert({ tools, parallelToolCalls: false }).tool_choice, { type: 'auto', disable_parallel_tool_use: true });
+    assert.deepEqual(convert({ tools, toolChoice: 'required', parallelToolCalls: false }).tool_choice, {
+      type: 'any',
+      disable_parallel_tool_use: true,
+    });
+    // Without tools, a tool choice would be rejected.
+    assert.equal('tool_choice' in convert({ toolChoice: 'required' }), false);
+  });
+});
+
+describe('thinking budget', () => {
+  test('uses the budget of each effort level', () => {
+    assert.deepEqual(convert({}, { reasoningEffort: 'low', maxOutputTokens: 32_000 }).thinking, { type: 'enabled', budget_tokens: 2_048 });
+    assert.deepEqual(convert({}, { reasoningEffort: 'medium', maxOutputTokens: 32_000 }).thinking, { type: 'enabled', budget_tokens: 8_192 });
+    assert.deepEqual(convert({}, { reasoningEffort: 'xhigh', maxOutputTokens: 32_000 }).thinking, { type: 'enabled', budget_tokens: 24_576 });
+    assert.equal('thinking' in convert({}, { maxOutputTokens: 32_000 }), false);
+  });
+
+  test('clamps the budget below max_tokens and drops it under 1024', () => {
+    assert.deepEqual(convert({}, { reasoningEffort: 'xhigh', maxOutputTokens: 4_096 }).thinking, { type: 'enabled', budget_tokens: 4_095 });
+    assert.deepEqual(convert({}, { reasoningEffort: 'low', maxOutputTokens: 1_025 }).thinking, { type: 'enabled', budget_tokens: 1_024 });
+    assert.equal('thinking' in convert({}, { reasoningEffort: 'low', maxOutputTokens: 1_024 }), false);
+  });
+
+  test('omits temperature and top_p when thinking is on', () => {
+    const body = convert({ temperature: 0.2, topP: 0.5 }, { reasoningEffort: 'low' });
+    assert.ok(body.thinking);
+    assert.equal('temperature' in body, false);
+    assert.equal('top_p' in body, false);
+  });
+
+  test('goes without thinking when the tool choice forces a tool', () => {
+    assert.equal('thinking' in convert({ tools: [{ name: 'f' }], toolChoice: 'required' }, { reasoningEffort: 'low' }), false);
+    assert.equal('thinking' in convert({ tools: [{ name: 'f' }], toolChoice: { name: 'f' } }, { reasoningEffort: 'low' }), false);
+    assert.ok(convert({ tools: [{ name: 'f' }], toolChoice: 'auto' }, { reasoningEffort: 'low' }).thinking);
+  });
+
+  test('goes without thinking in the middle of a tool loop, whose signed thinking block is lost', () => {
+    const toolLoop: ChatMessage[] = [
+      user('weather?'),
+      { role: 'assistant', content: null, toolCalls: [{ id: 't1', name: 'f', arguments: '{}' }] },
+      { role: 'tool', toolCallId: 't1', content: 'sunny' },
+    ];
+    assert.equal('thinking' in convert({ messages: toolLoop }, { reasoningEffort: 'medium' }), false);
+    const afterTheLoop: ChatMessage[] = [...toolLoop, { role: 'assistant', content: 'It is sunny.' }, user('and tomorrow?')];
+    assert.ok(convert({ messages: afterTheLoop }, { reasoningEffort: 'medium' }).thinking);
+  });
+});
