@@ -25,11 +25,13 @@ export interface FakeUpstream {
   readonly requests: RecordedRequest[];
   /** Responses whose client went away before the fake finished them. */
   readonly abortedCount: number;
+  /** TCP connections accepted so far; with keep-alive, fewer than requests. */
+  readonly connectionCount: number;
   /** Queues replies for requests whose `model` field is `model`; used in order, then the default. */
   script(model: string, ...replies: ScriptedReply[]): void;
   /** Resolves once `abortedCount` reaches `count`; rejects after `timeoutMs`. */
   waitForAborted(count?: number, timeoutMs?: number): Promise<void>;
-  /** Forgets scripts, recorded requests and the aborted count. */
+  /** Forgets scripts, recorded requests and the aborted and connection counts. */
   reset(): void;
   /** Stops listening and destroys every open connection, hanging ones included. */
   close(): Promise<void>;
@@ -56,6 +58,7 @@ class FakeUpstreamServer implements FakeUpstream {
   // Responses the fake destroyed on purpose; their closing is not a client abort.
   private readonly destroyedByFake = new WeakSet<ServerResponse>();
   private aborted = 0;
+  private connections = 0;
   private abortWaiters: Array<{ count: number; resolve: () => void }> = [];
   private port = 0;
 
@@ -64,6 +67,7 @@ class FakeUpstreamServer implements FakeUpstream {
       this.trackAbort(response);
       this.handle(request, response).catch(() => this.destroy(response));
     });
+    this.server.on('connection', () => this.connections++);
   }
 
   get url(): string {
@@ -72,6 +76,10 @@ class FakeUpstreamServer implements FakeUpstream {
 
   get abortedCount(): number {
     return this.aborted;
+  }
+
+  get connectionCount(): number {
+    return this.connections;
   }
 
   async listen(): Promise<void> {
@@ -107,6 +115,7 @@ class FakeUpstreamServer implements FakeUpstream {
     this.scripts.clear();
     this.requests.length = 0;
     this.aborted = 0;
+    this.connections = 0;
   }
 
   async close(): Promise<void> {
