@@ -8,7 +8,7 @@ export class ConfigError extends Error {
   override name = 'ConfigError';
 }
 
-/** Replace ${NAME} with the environment variable, naming the setting when it is missing. */
+/** Replace ${NAME} (or ${NAME:-default}) with the environment variable, naming it when it is missing. */
 export function interpolateEnv(text: string, env: NodeJS.ProcessEnv = process.env): string {
   return text.replace(/\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}/g, (_whole, name: string, fallback?: string) => {
     const value = env[name];
@@ -16,6 +16,16 @@ export function interpolateEnv(text: string, env: NodeJS.ProcessEnv = process.en
     if (fallback !== undefined) return fallback;
     throw new ConfigError(`config refers to \${${name}} but the environment variable ${name} is not set`);
   });
+}
+
+/** Interpolate every string value after YAML parsing, so comments and env values never change the structure. */
+function interpolateValues(value: unknown, env: NodeJS.ProcessEnv): unknown {
+  if (typeof value === 'string') return interpolateEnv(value, env);
+  if (Array.isArray(value)) return value.map((entry) => interpolateValues(entry, env));
+  if (typeof value === 'object' && value !== null) {
+    return Object.fromEntries(Object.entries(value).map(([key, entry]) => [key, interpolateValues(entry, env)]));
+  }
+  return value;
 }
 
 function describeIssue(issue: ZodIssue): string {
@@ -27,7 +37,7 @@ function describeIssue(issue: ZodIssue): string {
 export function parseConfig(text: string, source: string, env: NodeJS.ProcessEnv = process.env): GatewayConfig {
   let raw: unknown;
   try {
-    raw = parse(interpolateEnv(text, env));
+    raw = interpolateValues(parse(text), env);
   } catch (error) {
     if (error instanceof ConfigError) throw new ConfigError(`${source}: ${error.message}`);
     throw new ConfigError(`${source}: not valid YAML: ${(error as Error).message}`);

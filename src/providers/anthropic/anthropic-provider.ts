@@ -82,6 +82,8 @@ class AnthropicProvider implements ProviderAdapter {
       throw errorFromException(error, call.signal, this.errorContext);
     } finally {
       // Closes the upstream connection when the consumer stopped early; a no-op once the body was read.
+      // undici reports an early close as an 'error' event that nobody is left to hear.
+      response.body.on('error', () => {});
       response.body.destroy();
     }
   }
