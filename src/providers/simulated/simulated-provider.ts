@@ -104,6 +104,8 @@ export function createSimulatedProvider(config: ProviderConfig): ProviderAdapter
       sent++;
       await wait(tickMs, call.signal);
     }
+    // A reply shorter than fail_after_chunks still fails, before it could finish.
+    if (plan.fail) throw failure(plan.fail);
     if (plan.toolCall) {
       yield { type: 'tool-call-start', index: 0, id: `call_sim_${Date.now().toString(36)}`, name: plan.toolCall.name };
       yield { type: 'tool-call-delta', index: 0, argumentsDelta: plan.toolCall.arguments };

@@ -1,0 +1,72 @@
+import { execSync, spawn, type ChildProcess } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { createInterface } from 'node:readline';
+
+export interface Child<Info> {
+  process: ChildProcess;
+  info: Info;
+}
+
+const running = new Set<ChildProcess>();
+
+/**
+ * Starts `node [nodeArgs] --import tsx <script> [args]` and resolves with the JSON line it
+ * prints first on stdout. Its stdin stays a pipe: the child exits when this process does.
+ */
+export async function startChild<Info>(script: string, args: string[], nodeArgs: string[] = [], timeoutMs = 20_000): Promise<Child<Info>> {
+  const child = spawn(process.execPath, [...nodeArgs, '--import', 'tsx', script, ...args], {
+    cwd: process.cwd(),
+    stdio: ['pipe', 'pipe', 'inherit'],
+  });
+  running.add(child);
+  child.once('exit', () => running.delete(child));
+  const lines = createInterface({ input: child.stdout! });
+  try {
+    const info = await new Promise<Info>((resolve, reject) => {
+      const timer = setTimeout(() => reject(new Error(`${script} did not start within ${timeoutMs} ms`)), timeoutMs);
+      child.once('exit', (code, signal) => reject(new Error(`${script} exited (${signal ?? code}) before it was ready`)));
+      child.once('error', reject);
+      lines.once('line', (line) => {
+        clearTimeout(timer);
+        try {
+          resolve(JSON.parse(line) as Info);
+        } catch {
+          reject(new Error(`${script} printed "${line}" instead of its JSON line`));
+        }
+      });
+    });
+    return { process: child, info };
+  } catch (error) {
+    await stopChild(child);
+    throw error;
+  } finally {
+    // Keep draining stdout so a chatty child never blocks on a full pipe.
+    lines.on('line', () => {});
+  }
+}
+
+/** SIGTERM, then SIGKILL if the child is still there after `graceMs`. */
+export async function stopChild(child: ChildProcess, graceMs = 5_000): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return;
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  child.kill('SIGTERM');
+  const timer = setTimeout(() => child.kill('SIGKILL'), graceMs);
+  await exited;
+  clearTimeout(timer);
+}
+
+export async function stopAllChildren(): Promise<void> {
+  await Promise.all([...running].map((child) => stopChild(child)));
+}
+
+/** Kernel clock ticks per second, for /proc times. */
+export const CLOCK_TICKS = Number(execSync('getconf CLK_TCK').toString().trim());
+
+/** CPU time (user + system, all threads) a process has used so far, in ms. */
+export function cpuMs(pid: number): number {
+  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  // Fields after "(comm)": state is field 3, utime field 14, stime field 15.
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  const ticks = Number(fields[11]) + Number(fields[12]);
+  return (ticks * 1000) / CLOCK_TICKS;
+}
