@@ -213,11 +213,11 @@ describe('stream', () => {
 
 describe('errors', () => {
   const cases: Array<[number, ProviderFailure, RegExp]> = [
-    [400, 'bad_request', /invalid_request_error/],
-    [401, 'auth', /authentication_error: invalid x-api-key/],
-    [429, 'rate_limited', /rate_limit_error: Number of request tokens/],
-    [500, 'unavailable', /api_error: Internal server error/],
-    [529, 'unavailable', /overloaded_error: Overloaded/],
+    [400, 'bad_request', /HTTP 400: Invalid request/],
+    [401, 'auth', /HTTP 401: invalid x-api-key/],
+    [429, 'rate_limited', /HTTP 429: Number of request tokens/],
+    [500, 'unavailable', /HTTP 500: Internal server error/],
+    [529, 'unavailable', /HTTP 529: Overloaded/],
   ];
   for (const [status, failure, message] of cases) {
     test(`HTTP ${status} -> ${failure}, from generate and from the first next() of stream`, async () => {

@@ -152,6 +152,13 @@ describe('request fields', () => {
     });
   });
 
+  test('drops OpenAI-only fields Anthropic would reject, and carries user as metadata.user_id', () => {
+    const body = convert({ extra: { seed: 7, n: 1, user: 'alice', response_format: { type: 'text' }, stream_options: { include_usage: true }, top_k: 3 } });
+    assert.deepEqual(body.metadata, { user_id: 'alice' });
+    assert.equal(body.top_k, 3);
+    for (const field of ['seed', 'n', 'user', 'response_format', 'stream_options']) assert.equal(field in body, false, field);
+  });
+
   test('maps tools with a default input schema', () => {
     const body = convert({
       tools: [

@@ -17,6 +17,25 @@ export const THINKING_BUDGET: Readonly<Record<ReasoningEffort, number>> = { low:
 export const MIN_THINKING_BUDGET = 1_024;
 
 /**
+ * Fields of the OpenAI chat-completions format that Anthropic rejects ("Extra inputs are not
+ * permitted"). A chat request served by an Anthropic model drops them instead of failing;
+ * every other unknown field is still forwarded.
+ */
+const OPENAI_ONLY_FIELDS = new Set([
+  'n', 'seed', 'user', 'logprobs', 'top_logprobs', 'logit_bias', 'frequency_penalty', 'presence_penalty',
+  'response_format', 'stream_options', 'store', 'modalities', 'audio', 'prediction', 'web_search_options',
+  'functions', 'function_call', 'verbosity', 'prompt_cache_key', 'safety_identifier',
+]);
+
+function forwardableExtra(extra: Record<string, unknown>): Record<string, unknown> {
+  const kept: Record<string, unknown> = {};
+  for (const key in extra) if (!OPENAI_ONLY_FIELDS.has(key)) kept[key] = extra[key];
+  // OpenAI's end-user id has an Anthropic home.
+  if (typeof extra.user === 'string' && kept.metadata === undefined) kept.metadata = { user_id: extra.user };
+  return kept;
+}
+
+/**
  * Canonical request -> Messages API body (without `stream`).
  * https://docs.anthropic.com/en/api/messages
  */
@@ -28,7 +47,7 @@ export function convertToAnthropicRequest(input: AnthropicRequestInput): Anthrop
   const budget = thinkingBudget(input.reasoningEffort, maxOutputTokens, toolChoice, messages);
 
   // Unknown client fields go first, so they can add to the body but never replace what we set.
-  const body: AnthropicMessagesBody = { ...request.extra, model: input.model.upstream, max_tokens: maxOutputTokens, messages };
+  const body: AnthropicMessagesBody = { ...forwardableExtra(request.extra), model: input.model.upstream, max_tokens: maxOutputTokens, messages };
   if (system !== undefined) body.system = system;
   if (tools) body.tools = tools;
   if (toolChoice) body.tool_choice = toolChoice;
