@@ -1,8 +1,7 @@
-import { displayPrefix, hashApiKey, mintApiKey } from '../auth/api-key-format.ts';
-import { newKeyId } from '../lib/ids.ts';
+import { issueApiKey } from '../auth/issue-api-key.ts';
+import { DEFAULT_ACCOUNT_ID } from '../storage/store.ts';
 import { formatUsd } from '../lib/money.ts';
 import type { ApiKeyRecord } from '../storage/records.ts';
-import { DEFAULT_ACCOUNT_ID } from '../storage/store.ts';
 import { CliError } from './cli-error.ts';
 import { report, type CommandContext } from './command-context.ts';
 import { displayInstant, displayUsd, formatTable } from './format.ts';
@@ -43,23 +42,7 @@ export async function createKey(context: CommandContext): Promise<void> {
   const rateLimitPerMinute = parseRateLimit(options['rate-limit']);
   const expiresAt = parseExpiry(options.expires, now);
 
-  const key = mintApiKey();
-  const record: ApiKeyRecord = {
-    id: newKeyId(),
-    accountId: DEFAULT_ACCOUNT_ID,
-    name,
-    prefix: displayPrefix(key),
-    hash: hashApiKey(key),
-    scopes,
-    models,
-    dailyLimitNano,
-    rateLimitPerMinute,
-    expiresAt,
-    revokedAt: null,
-    createdAt: now.toISOString(),
-    lastUsedAt: null,
-  };
-  await context.store.insertKey(record);
+  const { key, record } = await issueApiKey(context.store, { name, scopes, models, dailyLimitNano, rateLimitPerMinute, expiresAt, now });
 
   const json = {
     key,

@@ -47,6 +47,17 @@ export interface ChatWire<Parsed extends ParsedChat> {
   answerId(requestId: string): string;
 }
 
+/** Everything one answer needs, once the route is planned. */
+interface ChatTurn<Parsed extends ParsedChat> {
+  wire: ChatWire<Parsed>;
+  parsed: Parsed;
+  candidates: ModelConfig[];
+  caller: CandidateCaller;
+  metered: MeteredRequest;
+  request: FastifyRequest;
+  reply: FastifyReply;
+}
+
 /** Stops the provider when the client goes away before the answer was written. */
 function abortOnClientClose(reply: FastifyReply): AbortController {
   const controller = new AbortController();
@@ -96,8 +107,8 @@ export async function serveChat<Parsed extends ParsedChat>(
   };
 
   try {
-    if (parsed.stream) await streamAnswer(wire, parsed, plan.candidates, caller, metered, request, reply);
-    else await answerOnce(wire, parsed, plan.candidates, caller, metered, request, reply);
+    const turn = { wire, parsed, candidates: plan.candidates, caller, metered, request, reply };
+    await (parsed.stream ? streamAnswer(turn) : answerOnce(turn));
   } catch (error) {
     // A cancelled call still made the provider read the prompt: never bill it as zero.
     if (controller.signal.aborted && inFlight && !metered.hasAnswer) metered.answeredBy(inFlight, estimateUsage(parsed.request, inFlight, ''), true);
@@ -105,15 +116,8 @@ export async function serveChat<Parsed extends ParsedChat>(
   }
 }
 
-async function answerOnce<Parsed extends ParsedChat>(
-  wire: ChatWire<Parsed>,
-  parsed: Parsed,
-  candidates: ModelConfig[],
-  caller: CandidateCaller,
-  metered: MeteredRequest,
-  request: FastifyRequest,
-  reply: FastifyReply,
-): Promise<void> {
+async function answerOnce<Parsed extends ParsedChat>(turn: ChatTurn<Parsed>): Promise<void> {
+  const { wire, parsed, candidates, caller, metered, request, reply } = turn;
   const { model, result } = await generateWithFallback(candidates, caller);
   const usage = result.usage ?? estimateUsage(parsed.request, model, answerText(result));
   metered.answeredBy(model, usage, !result.usage);
@@ -147,15 +151,8 @@ function partText(part: StreamPart): string {
  * an ordinary JSON error response). From then on the stream belongs to that model: a failure
  * ends it with an error event and no terminator, a client that leaves stops the provider.
  */
-async function streamAnswer<Parsed extends ParsedChat>(
-  wire: ChatWire<Parsed>,
-  parsed: Parsed,
-  candidates: ModelConfig[],
-  caller: CandidateCaller,
-  metered: MeteredRequest,
-  request: FastifyRequest,
-  reply: FastifyReply,
-): Promise<void> {
+async function streamAnswer<Parsed extends ParsedChat>(turn: ChatTurn<Parsed>): Promise<void> {
+  const { wire, parsed, candidates, caller, metered, request, reply } = turn;
   const opened = await openStreamWithFallback(candidates, caller);
   metered.firstToken();
   const context = { id: wire.answerId(request.requestId), created: Math.floor(Date.now() / 1000), model: opened.model.id };

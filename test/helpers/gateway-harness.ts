@@ -3,12 +3,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pino from 'pino';
 import type { FastifyBaseLogger } from 'fastify';
-import { displayPrefix, hashApiKey, mintApiKey } from '../../src/auth/api-key-format.ts';
+import { issueApiKey } from '../../src/auth/issue-api-key.ts';
 import { parseConfig } from '../../src/config/load-config.ts';
 import { createGateway, type RunningGateway } from '../../src/gateway.ts';
-import { newKeyId } from '../../src/lib/ids.ts';
 import type { ApiKeyRecord, Scope } from '../../src/storage/records.ts';
-import { DEFAULT_ACCOUNT_ID } from '../../src/storage/store.ts';
 import { startFakeUpstream, type FakeUpstream } from '../fake-upstream/fake-upstream.ts';
 
 export const UPSTREAM_OPENAI_KEY = 'sk-upstream-openai-SECRET';
@@ -79,26 +77,8 @@ export async function startHarness(options: { timeoutMs?: number } = {}): Promis
   const gateway = await createGateway(config, { logger: pino({ level: 'silent' }) as unknown as FastifyBaseLogger });
   const store = gateway.deps.store;
 
-  async function createKey(keyOptions: Parameters<Harness['createKey']>[0] = {}) {
-    const key = mintApiKey();
-    const record: ApiKeyRecord = {
-      id: newKeyId(),
-      accountId: DEFAULT_ACCOUNT_ID,
-      name: keyOptions.name ?? 'test',
-      prefix: displayPrefix(key),
-      hash: hashApiKey(key),
-      scopes: keyOptions.scopes ?? ['inference', 'fix'],
-      models: keyOptions.models === undefined ? null : keyOptions.models,
-      dailyLimitNano: null,
-      rateLimitPerMinute: null,
-      expiresAt: keyOptions.expiresAt ?? null,
-      revokedAt: null,
-      createdAt: new Date().toISOString(),
-      lastUsedAt: null,
-    };
-    await store.insertKey(record);
-    return { key, record };
-  }
+  const createKey = (keyOptions: Parameters<Harness['createKey']>[0] = {}) =>
+    issueApiKey(store, { name: 'test', scopes: ['inference', 'fix'], ...keyOptions });
 
   const { key } = await createKey({ name: 'harness' });
   const baseURL = `${gateway.url}/v1`;
