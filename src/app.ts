@@ -15,7 +15,8 @@ export function buildApp(deps: GatewayDeps): FastifyInstance {
     logController: new LogController({ disableRequestLogging: true }),
     bodyLimit: deps.config.server.body_limit_bytes,
     return503OnClosing: true,
-    forceCloseConnections: true,
+    // On close, idle keep-alive connections go at once; requests in flight may finish (see gateway.ts).
+    forceCloseConnections: 'idle',
   });
 
   app.decorateRequest('requestId', '');
@@ -43,7 +44,7 @@ export function buildApp(deps: GatewayDeps): FastifyInstance {
     if (options.billable) {
       request.receiptId = receiptId;
       reply.header('x-svc-receipt-id', receiptId);
-      request.metered = deps.meter.open({
+      request.metered = deps.meter.begin({
         requestId,
         receiptId,
         key: request.apiKey,

@@ -18,7 +18,10 @@ export interface RunningGateway {
 }
 
 /** Build every dependency from a validated config and listen. Tests call this with port 0. */
-export async function createGateway(config: GatewayConfig, options: { logger?: FastifyBaseLogger } = {}): Promise<RunningGateway> {
+export async function createGateway(
+  config: GatewayConfig,
+  options: { logger?: FastifyBaseLogger; /** How long close() lets requests in flight finish. */ drainMs?: number } = {},
+): Promise<RunningGateway> {
   const logger = options.logger ?? (pino({ level: process.env.LOG_LEVEL ?? 'info' }) as unknown as FastifyBaseLogger);
   const store = await openStore(config);
   const providers = new ProviderRegistry(config);
@@ -49,7 +52,11 @@ export async function createGateway(config: GatewayConfig, options: { logger?: F
     url: `http://${host}:${port}`,
     close: () =>
       (closing ??= (async () => {
+        // Let requests in flight finish for a while, then cut them: they settle as cancelled.
+        const deadline = setTimeout(() => app.server.closeAllConnections(), options.drainMs ?? 10_000);
         await app.close();
+        clearTimeout(deadline);
+        await deps.meter.drain();
         await providers.close();
         await store.close();
       })()),

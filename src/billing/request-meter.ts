@@ -32,6 +32,7 @@ export class MeteredRequest {
   constructor(
     private readonly store: Store,
     readonly start: MeterStart,
+    private readonly onSettled: (request: MeteredRequest) => void = () => {},
   ) {}
 
   /** Reserve the worst case before any provider is called. The money issue places the hold here. */
@@ -56,7 +57,7 @@ export class MeteredRequest {
 
   /** Write the receipt once; later calls return the same receipt. */
   settle(status: ReceiptStatus, errorCode: string | null): Promise<ReceiptRecord> {
-    this.settled ??= this.write(status, errorCode);
+    this.settled ??= this.write(status, errorCode).finally(() => this.onSettled(this));
     return this.settled;
   }
 
@@ -91,9 +92,30 @@ export class MeteredRequest {
 }
 
 export class RequestMeter {
+  private readonly open = new Set<MeteredRequest>();
+  private drained: (() => void) | null = null;
+
   constructor(private readonly store: Store) {}
 
-  open(start: MeterStart): MeteredRequest {
-    return new MeteredRequest(this.store, start);
+  begin(start: MeterStart): MeteredRequest {
+    const request = new MeteredRequest(this.store, start, (settled) => {
+      this.open.delete(settled);
+      if (this.open.size === 0) this.drained?.();
+    });
+    this.open.add(request);
+    return request;
+  }
+
+  /** Requests opened and not yet settled. */
+  get inFlight(): number {
+    return this.open.size;
+  }
+
+  /** Resolves once every open request has settled (shutdown waits for this before closing storage). */
+  drain(): Promise<void> {
+    if (this.open.size === 0) return Promise.resolve();
+    return new Promise((resolve) => {
+      this.drained = resolve;
+    });
   }
 }

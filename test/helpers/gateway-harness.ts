@@ -70,11 +70,11 @@ export interface Harness {
   close(): Promise<void>;
 }
 
-export async function startHarness(options: { timeoutMs?: number } = {}): Promise<Harness> {
+export async function startHarness(options: { timeoutMs?: number; drainMs?: number } = {}): Promise<Harness> {
   const fake = await startFakeUpstream();
   const directory = await mkdtemp(join(tmpdir(), 'gateway-test-'));
   const config = parseConfig(harnessConfigText(fake.url, join(directory, 'gateway.db'), options.timeoutMs), 'harness');
-  const gateway = await createGateway(config, { logger: pino({ level: 'silent' }) as unknown as FastifyBaseLogger });
+  const gateway = await createGateway(config, { logger: pino({ level: 'silent' }) as unknown as FastifyBaseLogger, drainMs: options.drainMs });
   const store = gateway.deps.store;
 
   const createKey = (keyOptions: Parameters<Harness['createKey']>[0] = {}) =>
