@@ -20,6 +20,7 @@ export interface LoadResult {
   /** Requests that finished, successfully or not. */
   completed: number;
   errors: number;
+  /** Up to five distinct failure messages. */
   errorSamples: string[];
   elapsedMs: number;
   timedOut: boolean;
@@ -59,7 +60,7 @@ export async function runLoad(target: Target, options: LoadOptions): Promise<Loa
 
   const fail = (message: string) => {
     errors++;
-    if (errorSamples.length < 5) errorSamples.push(message);
+    if (errorSamples.length < 5 && !errorSamples.includes(message)) errorSamples.push(message);
   };
 
   async function once(): Promise<void> {

@@ -92,13 +92,18 @@ const cleanup = () =>
     await rm(dbDirectory, { recursive: true, force: true });
   })());
 
-setTimeout(() => {
-  console.error(`bench: still running after ${TOTAL_MS / 1000} s; giving up`);
-  void cleanup().finally(() => process.exit(1));
-}, TOTAL_MS).unref();
-for (const signal of ['SIGINT', 'SIGTERM'] as const) {
-  process.once(signal, () => void cleanup().finally(() => process.exit(130)));
+/** Set when the run is cut short: no report then, only cleanup and a non-zero exit. */
+let abandoned = false;
+function abandon(reason: string, code: number): void {
+  if (abandoned) return;
+  abandoned = true;
+  console.error(`bench: ${reason}`);
+  void cleanup().finally(() => process.exit(code));
 }
+setTimeout(() => abandon(`still running after ${TOTAL_MS / 1000} s; giving up`, 1), TOTAL_MS).unref();
+for (const signal of ['SIGINT', 'SIGTERM'] as const) process.once(signal, () => abandon(`interrupted (${signal})`, 130));
+
+const progress = (phase: string) => abandoned || process.stderr.write(`bench: ${phase}...\n`);
 
 const rows: Row[] = [];
 let warmupErrors = 0;
@@ -136,7 +141,7 @@ async function bench(): Promise<void> {
     };
     const measured = stream ? STREAM_REQUESTS : REQUESTS;
 
-    process.stderr.write(`bench: ${kind}, concurrency ${CONCURRENCY}...\n`);
+    progress(`${kind}, concurrency ${CONCURRENCY}`);
     await warm(direct);
     rows.push({ phase: `direct, ${kind}`, concurrency: CONCURRENCY, result: await load(direct, CONCURRENCY, measured) });
     await warm(viaGateway);
@@ -145,7 +150,7 @@ async function bench(): Promise<void> {
     const cpuPerRequestMs = (cpuMs(gatewayPid) - cpuBefore) / Math.max(1, result.completed);
     rows.push({ phase: `gateway, ${kind}`, concurrency: CONCURRENCY, result, cpuPerRequestMs });
 
-    process.stderr.write(`bench: ${kind}, concurrency 1...\n`);
+    progress(`${kind}, concurrency 1`);
     const directRuns: LoadResult[] = [];
     const gatewayRuns: LoadResult[] = [];
     for (let round = 0; round < ROUNDS; round++) {
@@ -206,12 +211,18 @@ function report(): number {
   lines.push(`| Added latency p50 / p99, streaming, whole stream (c=1) | ${ms(addedStream.p50)} / ${ms(addedStream.p99)} ms | — | — |`);
   lines.push(`| Added time to first streamed byte p50 (c=1) | ${ms(addedFirstByte.p50)} ms | < ${TARGET_FIRST_BYTE_MS} ms | ${verdict(addedFirstByte.p50, TARGET_FIRST_BYTE_MS)} |`);
   lines.push(`| Added time to first streamed byte p99 (c=1) | ${ms(addedFirstByte.p99)} ms | < ${TARGET_FIRST_BYTE_MS} ms | ${verdict(addedFirstByte.p99, TARGET_FIRST_BYTE_MS)} |`);
+  lines.push('');
+  lines.push(
+    'Gateway CPU/req: user + system time of the gateway process (all threads, from /proc) during the measured phase, divided by its requests. ' +
+      'Added latency and first byte: gateway minus direct percentiles, both at concurrency 1. First byte: the first body chunk.',
+  );
   console.log(lines.join('\n'));
 
   const errors = warmupErrors + rows.reduce((sum, row) => sum + row.result.errors, 0);
   if (errors > 0) {
     console.error(`\nbench: ${errors} request(s) failed (${warmupErrors} during warm-up). First failures:`);
-    for (const sample of [...warmupSamples, ...rows.flatMap((row) => row.result.errorSamples)].slice(0, 10)) console.error(`  ${sample}`);
+    const samples = new Set([...warmupSamples, ...rows.flatMap((row) => row.result.errorSamples)]);
+    for (const sample of [...samples].slice(0, 10)) console.error(`  ${sample}`);
   }
   return errors > 0 ? 1 : 0;
 }
@@ -219,10 +230,10 @@ function report(): number {
 let exitCode = 1;
 try {
   await bench();
-  exitCode = report();
+  if (!abandoned) exitCode = report();
 } catch (error) {
-  console.error('bench failed:', error);
+  if (!abandoned) console.error('bench failed:', error);
 } finally {
   await cleanup();
 }
-process.exit(exitCode);
+if (!abandoned) process.exit(exitCode);
