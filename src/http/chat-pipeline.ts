@@ -175,6 +175,8 @@ async function streamAnswer<Parsed extends ParsedChat>(turn: ChatTurn<Parsed>): 
       part = next.value;
     }
     reported = part.usage;
+    // Let the adapter finish reading its upstream body (keeps the connection reusable).
+    void opened.rest.return?.();
     await writer.write(encoder.part(part));
     const usage = reported ?? estimateUsage(parsed.request, opened.model, forwarded);
     metered.answeredBy(opened.model, usage, !reported);

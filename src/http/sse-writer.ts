@@ -12,8 +12,7 @@ export class SseWriter {
       connection: 'keep-alive',
       'x-accel-buffering': 'no',
     });
-    // Send the headers now: time to first byte matters to streaming clients.
-    this.response.flushHeaders();
+    // No flushHeaders(): the first event follows in the same tick and leaves with the headers.
   }
 
   get closed(): boolean {

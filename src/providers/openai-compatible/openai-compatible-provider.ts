@@ -45,8 +45,15 @@ export function createOpenAICompatibleProvider(config: ProviderConfig): Provider
   async function* stream(call: ProviderCall): AsyncGenerator<StreamPart> {
     const response = await postJson(agent, url, headers, convertToOpenAIRequest(call, true), call.signal);
     const mapper = new OpenAIStreamMapper();
+    let done = false;
+    // Read to the end of the body even after [DONE]: leaving early destroys it, which costs
+    // an error object per stream and can cost the keep-alive connection.
     for await (const event of parseSse(bodyChunks(response, call.signal))) {
-      if (event.data === '[DONE]') break;
+      if (done) continue;
+      if (event.data === '[DONE]') {
+        done = true;
+        continue;
+      }
       let chunk: unknown;
       try {
         chunk = JSON.parse(event.data);

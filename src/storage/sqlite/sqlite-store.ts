@@ -4,6 +4,7 @@ import Database from 'better-sqlite3';
 import { formatUsd } from '../../lib/money.ts';
 import type { ApiKeyRecord, AuditEntry, ReceiptRecord } from '../records.ts';
 import type { ReceiptPage, Store } from '../store.ts';
+import { startCheckpointWorker } from './checkpoint-worker.ts';
 import { applyMigrations } from './migrations.ts';
 import { apiKeyFromRow, apiKeyToRow, auditFromRow, receiptFromRow, receiptToRow } from './row-mapping.ts';
 import { prepareStatements, type Statements } from './statements.ts';
@@ -21,12 +22,15 @@ function openDatabase(path: string): Database.Database {
   // NORMAL in WAL mode loses no committed data on a process crash, only on power loss.
   db.pragma('synchronous = NORMAL');
   db.pragma('foreign_keys = ON');
+  // The checkpoint worker keeps the WAL short; this only bounds it (about 40 MB) should it stop.
+  if (!isInMemory(path)) db.pragma('wal_autocheckpoint = 10000');
   return db;
 }
 
 /** A Store on a SQLite file (created with its directory when missing) or ":memory:". */
 export function createSqliteStore(path: string): Store {
   const db = openDatabase(path);
+  const checkpoints = isInMemory(path) ? null : startCheckpointWorker(path);
   // Prepared once, on first use: the tables they name exist only after migrate().
   let prepared: Statements | undefined;
   const sql = (): Statements => {
@@ -40,15 +44,43 @@ export function createSqliteStore(path: string): Store {
 
   // Writes take the lock up front (IMMEDIATE): a deferred read-then-write transaction in WAL
   // fails with SQLITE_BUSY_SNAPSHOT instead of waiting when another process wrote meanwhile.
-  const recordReceipt = db.transaction((receipt: ReceiptRecord) => {
+  const recordReceipts = db.transaction((receipts: ReceiptRecord[]) => {
     const statements = sql();
-    statements.insertReceipt.run(receiptToRow(receipt));
-    if (receipt.costNano > 0) {
-      statements.insertCharge.run(receipt.accountId, receipt.createdAt, receipt.costNano, receipt.id);
-      statements.debitAccount.run(receipt.costNano, receipt.accountId);
+    const lastUse = new Map<string, string>();
+    for (const receipt of receipts) {
+      statements.insertReceipt.run(receiptToRow(receipt));
+      if (receipt.costNano > 0) {
+        statements.insertCharge.run(receipt.accountId, receipt.createdAt, receipt.costNano, receipt.id);
+        statements.debitAccount.run(receipt.costNano, receipt.accountId);
+      }
+      const previous = lastUse.get(receipt.keyId);
+      if (previous === undefined || previous < receipt.createdAt) lastUse.set(receipt.keyId, receipt.createdAt);
     }
-    statements.touchKey.run({ id: receipt.keyId, at: receipt.createdAt });
+    for (const [id, at] of lastUse) statements.touchKey.run({ id, at });
   });
+
+  // Group commit: receipts settled in the same event-loop turn share one transaction, which
+  // costs little more than one alone. Each caller still waits for its own commit.
+  let queued: Array<{ receipt: ReceiptRecord; resolve: () => void; reject: (error: unknown) => void }> = [];
+  const flushReceipts = () => {
+    const batch = queued;
+    queued = [];
+    if (batch.length === 0) return;
+    try {
+      recordReceipts.immediate(batch.map((entry) => entry.receipt));
+      for (const entry of batch) entry.resolve();
+    } catch {
+      // One bad receipt must not take the others down: write them one by one.
+      for (const entry of batch) {
+        try {
+          recordReceipts.immediate([entry.receipt]);
+          entry.resolve();
+        } catch (error) {
+          entry.reject(error);
+        }
+      }
+    }
+  };
 
   const insertKey = db.transaction((key: ApiKeyRecord) => {
     // Keys arrive before anything else for an account, so they bring its row into being.
@@ -102,8 +134,11 @@ export function createSqliteStore(path: string): Store {
       return sql().dataVersion.get()!;
     },
 
-    async recordReceipt(receipt) {
-      recordReceipt.immediate(receipt);
+    recordReceipt(receipt) {
+      return new Promise<void>((resolve, reject) => {
+        queued.push({ receipt, resolve, reject });
+        if (queued.length === 1) setImmediate(flushReceipts);
+      });
     },
     async getReceipt(accountId, id) {
       const row = sql().receipt.get(accountId, id);
@@ -137,6 +172,8 @@ export function createSqliteStore(path: string): Store {
     },
 
     async close() {
+      if (db.open) flushReceipts();
+      await checkpoints?.stop();
       if (db.open) db.close();
     },
   };
