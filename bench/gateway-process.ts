@@ -7,10 +7,9 @@
 import { join } from 'node:path';
 import pino from 'pino';
 import type { FastifyBaseLogger } from 'fastify';
-import { displayPrefix, hashApiKey, mintApiKey } from '../src/auth/api-key-format.ts';
+import { issueApiKey } from '../src/auth/issue-api-key.ts';
 import { parseConfig } from '../src/config/load-config.ts';
 import { createGateway } from '../src/gateway.ts';
-import { newKeyId } from '../src/lib/ids.ts';
 import { DEFAULT_ACCOUNT_ID } from '../src/storage/store.ts';
 
 const [upstreamUrl, databaseDirectory] = process.argv.slice(2);
@@ -42,23 +41,7 @@ aliases:
 const logger = pino({ level: 'warn' }, pino.destination(2)) as unknown as FastifyBaseLogger;
 const gateway = await createGateway(parseConfig(configText, 'bench gateway config'), { logger });
 
-const key = mintApiKey();
-const createdAt = new Date().toISOString();
-await gateway.deps.store.insertKey({
-  id: newKeyId(),
-  accountId: DEFAULT_ACCOUNT_ID,
-  name: 'bench',
-  prefix: displayPrefix(key),
-  hash: hashApiKey(key),
-  scopes: ['inference'],
-  models: null,
-  dailyLimitNano: null,
-  rateLimitPerMinute: null,
-  expiresAt: null,
-  revokedAt: null,
-  createdAt,
-  lastUsedAt: null,
-});
+const { key } = await issueApiKey(gateway.deps.store, { name: 'bench' });
 // Plenty of funds ($1M), so a balance check never turns the benchmark into a 402 test.
 await gateway.deps.store.addFunds(DEFAULT_ACCOUNT_ID, 1_000_000 * 1e9, 'bench');
 
