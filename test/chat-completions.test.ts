@@ -116,6 +116,16 @@ describe('non-streaming with the openai SDK', () => {
   });
 });
 
+test('upstream connections are kept alive and reused, streaming or not', async () => {
+  for (let index = 0; index < 3; index++) {
+    await client.chat.completions.create({ model: 'up/alpha', messages: [{ role: 'user', content: `n${index}` }] });
+    const stream = await client.chat.completions.create({ model: 'up/alpha', messages: [{ role: 'user', content: 's' }], stream: true });
+    for await (const _chunk of stream);
+  }
+  assert.equal(harness.fake.requests.length, 6);
+  assert.ok(harness.fake.connectionCount <= 1, `${harness.fake.connectionCount} new connections for 6 requests`);
+});
+
 describe('streaming', () => {
   test('the openai SDK assembles a streamed answer and include_usage gives the usage chunk', async () => {
     harness.fake.script('alpha', { text: 'The quick brown fox jumps.', chunkSize: 4, usage: { prompt: 30, completion: 7, cached: 10 } });
