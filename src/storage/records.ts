@@ -76,3 +76,41 @@ export interface AuditEntry {
   action: string;
   detail: Record<string, unknown>;
 }
+
+/** Worst-case money reserved for one request in flight. Shares its id with the receipt. */
+export interface HoldRecord {
+  id: string;
+  requestId: string;
+  accountId: string;
+  keyId: string;
+  keyPrefix: string;
+  endpoint: string;
+  stream: boolean;
+  requestedModel: string | null;
+  amountNano: number;
+  /** UTC day (2026-11-21) and month (2026-11) the request counts against. */
+  day: string;
+  month: string;
+  createdAt: string;
+  /** The gateway process that placed it (`host/pid/random`). */
+  owner: string;
+  /** Past this instant, with no heartbeat from its owner, the hold is released. */
+  expiresAt: string;
+}
+
+export type HoldRefusal = 'insufficient_balance' | 'daily_limit' | 'monthly_budget';
+
+export type HoldDecision =
+  | { placed: true }
+  /** `remainingNano`: what was left under the limit that refused (may be negative). */
+  | { placed: false; reason: HoldRefusal; remainingNano: number };
+
+export interface AccountSummary {
+  balanceNano: number;
+  heldNano: number;
+  holdCount: number;
+  month: string;
+  monthChargedNano: number;
+  monthHeldNano: number;
+  monthlyBudgetNano: number | null;
+}

@@ -88,6 +88,49 @@ export const migrations: readonly Migration[] = [
       CREATE INDEX audit_log_by_account ON audit_log (account_id, id DESC);
     `,
   },
+  {
+    version: 2,
+    name: 'holds, daily and monthly spend, monthly budget',
+    sql: `
+      ALTER TABLE accounts ADD COLUMN monthly_budget_nano INTEGER CHECK (monthly_budget_nano >= 0);
+
+      -- Only requests in flight have a row here; settling deletes it. Sums over it are cheap.
+      CREATE TABLE holds (
+        id TEXT PRIMARY KEY,
+        request_id TEXT NOT NULL,
+        account_id TEXT NOT NULL REFERENCES accounts (id),
+        key_id TEXT NOT NULL,
+        key_prefix TEXT NOT NULL,
+        endpoint TEXT NOT NULL,
+        stream INTEGER NOT NULL CHECK (stream IN (0, 1)),
+        requested_model TEXT,
+        amount_nano INTEGER NOT NULL CHECK (amount_nano >= 0),
+        day TEXT NOT NULL,
+        month TEXT NOT NULL,
+        created_at TEXT NOT NULL,
+        owner TEXT NOT NULL,
+        expires_at TEXT NOT NULL
+      ) STRICT;
+      CREATE INDEX holds_by_account ON holds (account_id, month);
+      CREATE INDEX holds_by_key ON holds (key_id, day);
+      CREATE INDEX holds_by_owner ON holds (owner);
+
+      CREATE TABLE key_daily_spend (
+        key_id TEXT NOT NULL,
+        day TEXT NOT NULL,
+        account_id TEXT NOT NULL,
+        charged_nano INTEGER NOT NULL CHECK (charged_nano >= 0),
+        PRIMARY KEY (key_id, day)
+      ) STRICT, WITHOUT ROWID;
+
+      CREATE TABLE account_monthly_spend (
+        account_id TEXT NOT NULL,
+        month TEXT NOT NULL,
+        charged_nano INTEGER NOT NULL CHECK (charged_nano >= 0),
+        PRIMARY KEY (account_id, month)
+      ) STRICT, WITHOUT ROWID;
+    `,
+  },
 ];
 
 /**

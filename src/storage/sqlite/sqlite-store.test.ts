@@ -7,6 +7,7 @@ import { join } from 'node:path';
 import { after, describe, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
+import { runLedgerContract } from '../ledger-contract.ts';
 import { runStoreContract, sampleKey, sampleReceipt } from '../store-contract.ts';
 import { DEFAULT_ACCOUNT_ID } from '../store.ts';
 import { migrations } from './migrations.ts';
@@ -111,3 +112,5 @@ describe('sqlite store', () => {
     assert.deepEqual(JSON.parse(stdout), { versions: migrations.map((migration) => migration.version), journal: 'wal', accounts: 1 });
   });
 });
+
+runLedgerContract('sqlite', async () => createSqliteStore(join(await mkdtemp(join(tmpdir(), 'ledger-contract-')), 'gateway.db')));

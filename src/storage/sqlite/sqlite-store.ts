@@ -6,6 +6,8 @@ import type { ApiKeyRecord, AuditEntry, ReceiptRecord } from '../records.ts';
 import type { ReceiptPage, Store } from '../store.ts';
 import { startCheckpointWorker } from './checkpoint-worker.ts';
 import { applyMigrations } from './migrations.ts';
+import { createSqliteLedger, orphanReceipt } from './sqlite-ledger.ts';
+import { WriteBatcher } from './write-batcher.ts';
 import { apiKeyFromRow, apiKeyToRow, auditFromRow, receiptFromRow, receiptToRow } from './row-mapping.ts';
 import { prepareStatements, type Statements } from './statements.ts';
 
@@ -44,43 +46,30 @@ export function createSqliteStore(path: string): Store {
 
   // Writes take the lock up front (IMMEDIATE): a deferred read-then-write transaction in WAL
   // fails with SQLITE_BUSY_SNAPSHOT instead of waiting when another process wrote meanwhile.
-  const recordReceipts = db.transaction((receipts: ReceiptRecord[]) => {
+  const ledger = createSqliteLedger(db);
+  const batcher = new WriteBatcher(db);
+
+  const recordReceipt = db.transaction((receipt: ReceiptRecord) => {
     const statements = sql();
-    const lastUse = new Map<string, string>();
-    for (const receipt of receipts) {
-      statements.insertReceipt.run(receiptToRow(receipt));
-      if (receipt.costNano > 0) {
-        statements.insertCharge.run(receipt.accountId, receipt.createdAt, receipt.costNano, receipt.id);
-        statements.debitAccount.run(receipt.costNano, receipt.accountId);
-      }
-      const previous = lastUse.get(receipt.keyId);
-      if (previous === undefined || previous < receipt.createdAt) lastUse.set(receipt.keyId, receipt.createdAt);
+    statements.insertReceipt.run(receiptToRow(receipt));
+    if (receipt.costNano > 0) {
+      statements.insertCharge.run(receipt.accountId, receipt.createdAt, receipt.costNano, receipt.id);
+      statements.debitAccount.run(receipt.costNano, receipt.accountId);
     }
-    for (const [id, at] of lastUse) statements.touchKey.run({ id, at });
+    ledger.settleHold(receipt);
+    statements.touchKey.run({ id: receipt.keyId, at: receipt.createdAt });
   });
 
-  // Group commit: receipts settled in the same event-loop turn share one transaction, which
-  // costs little more than one alone. Each caller still waits for its own commit.
-  let queued: Array<{ receipt: ReceiptRecord; resolve: () => void; reject: (error: unknown) => void }> = [];
-  const flushReceipts = () => {
-    const batch = queued;
-    queued = [];
-    if (batch.length === 0) return;
-    try {
-      recordReceipts.immediate(batch.map((entry) => entry.receipt));
-      for (const entry of batch) entry.resolve();
-    } catch {
-      // One bad receipt must not take the others down: write them one by one.
-      for (const entry of batch) {
-        try {
-          recordReceipts.immediate([entry.receipt]);
-          entry.resolve();
-        } catch (error) {
-          entry.reject(error);
-        }
-      }
+  const releaseOrphans = db.transaction((now: string, isOwnerDead: (owner: string) => boolean) => {
+    const released: ReceiptRecord[] = [];
+    for (const hold of ledger.allHolds()) {
+      if (hold.expiresAt >= now && !isOwnerDead(hold.owner)) continue;
+      const receipt = orphanReceipt(hold, now);
+      recordReceipt(receipt);
+      released.push(receipt);
     }
-  };
+    return released;
+  });
 
   const insertKey = db.transaction((key: ApiKeyRecord) => {
     // Keys arrive before anything else for an account, so they bring its row into being.
@@ -135,10 +124,30 @@ export function createSqliteStore(path: string): Store {
     },
 
     recordReceipt(receipt) {
-      return new Promise<void>((resolve, reject) => {
-        queued.push({ receipt, resolve, reject });
-        if (queued.length === 1) setImmediate(flushReceipts);
-      });
+      return batcher.run(() => recordReceipt(receipt));
+    },
+    placeHold(hold, dailyLimitNano) {
+      return batcher.run(() => ledger.placeHold(hold, dailyLimitNano));
+    },
+    async extendHolds(owner, expiresAt) {
+      ledger.extendHolds(owner, expiresAt);
+    },
+    async releaseOrphanedHolds(now, isOwnerDead) {
+      batcher.flush();
+      return releaseOrphans.immediate(now, isOwnerDead);
+    },
+    async listHolds(accountId) {
+      return ledger.listHolds(accountId);
+    },
+    async accountSummary(accountId, month) {
+      return ledger.accountSummary(accountId, month);
+    },
+    async keyDaySpend(keyId, day) {
+      return ledger.keyDaySpend(keyId, day);
+    },
+    async setMonthlyBudget(accountId, nano, actor) {
+      if (nano !== null && (!Number.isSafeInteger(nano) || nano < 0)) throw new RangeError(`a budget must be a whole number of nano-USD, got ${nano}`);
+      ledger.setMonthlyBudget.immediate(accountId, nano, actor);
     },
     async getReceipt(accountId, id) {
       const row = sql().receipt.get(accountId, id);
@@ -172,7 +181,7 @@ export function createSqliteStore(path: string): Store {
     },
 
     async close() {
-      if (db.open) flushReceipts();
+      if (db.open) batcher.flush();
       await checkpoints?.stop();
       if (db.open) db.close();
     },

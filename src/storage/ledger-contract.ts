@@ -1,0 +1,139 @@
+import assert from 'node:assert/strict';
+import { describe, test } from 'node:test';
+import type { HoldRecord } from './records.ts';
+import { sampleKey, sampleReceipt } from './store-contract.ts';
+import { DEFAULT_ACCOUNT_ID, type Store } from './store.ts';
+
+const DAY = '2026-11-21';
+const MONTH = '2026-11';
+
+export function sampleHold(overrides: Partial<HoldRecord> = {}): HoldRecord {
+  const id = overrides.id ?? 'rcpt_hold0001';
+  return {
+    id,
+    requestId: id.replace('rcpt_', 'req_'),
+    accountId: DEFAULT_ACCOUNT_ID,
+    keyId: 'key_000000001aaaaaaaaaaaa',
+    keyPrefix: 'svc_aaaaaaaa',
+    endpoint: 'chat.completions',
+    stream: false,
+    requestedModel: 'svc/fast',
+    amountNano: 1_000,
+    day: DAY,
+    month: MONTH,
+    createdAt: `${DAY}T10:00:00.000Z`,
+    owner: 'host/1/a',
+    expiresAt: `${DAY}T10:01:00.000Z`,
+    ...overrides,
+  };
+}
+
+/** Ledger behaviour every Store backend must show: holds, charges, limits, recovery. */
+export function runLedgerContract(name: string, makeStore: () => Promise<Store>): void {
+  async function withStore(body: (store: Store) => Promise<void>): Promise<void> {
+    const store = await makeStore();
+    try {
+      await store.migrate();
+      await store.insertKey(sampleKey());
+      await body(store);
+    } finally {
+      await store.close();
+    }
+  }
+
+  async function assertInvariant(store: Store): Promise<void> {
+    const totals = await store.ledgerTotals(DEFAULT_ACCOUNT_ID);
+    assert.equal(totals.funds - totals.charges, await store.getBalance(DEFAULT_ACCOUNT_ID), 'funds - charges = balance');
+  }
+
+  describe(`Ledger contract: ${name}`, () => {
+    test('a hold fits the available balance (balance minus holds) or nothing is written', () =>
+      withStore(async (store) => {
+        await store.addFunds(DEFAULT_ACCOUNT_ID, 2_500, 'test');
+        assert.deepEqual(await store.placeHold(sampleHold({ id: 'rcpt_1' }), null), { placed: true });
+        assert.deepEqual(await store.placeHold(sampleHold({ id: 'rcpt_2' }), null), { placed: true });
+        assert.deepEqual(await store.placeHold(sampleHold({ id: 'rcpt_3' }), null), { placed: false, reason: 'insufficient_balance', remainingNano: 500 });
+        assert.deepEqual((await store.listHolds(DEFAULT_ACCOUNT_ID)).map((hold) => hold.id), ['rcpt_1', 'rcpt_2']);
+        const summary = await store.accountSummary(DEFAULT_ACCOUNT_ID, MONTH);
+        assert.deepEqual([summary.balanceNano, summary.heldNano, summary.holdCount], [2_500, 2_000, 2]);
+      }));
+
+    test('settling charges the cost, releases the hold and keeps funds - charges = balance', () =>
+      withStore(async (store) => {
+        await store.addFunds(DEFAULT_ACCOUNT_ID, 10_000, 'test');
+        await store.placeHold(sampleHold({ id: 'rcpt_1', amountNano: 4_000 }), null);
+        await store.recordReceipt(sampleReceipt({ id: 'rcpt_1', keyId: 'key_000000001aaaaaaaaaaaa', holdNano: 4_000, costNano: 1_234, createdAt: `${DAY}T10:00:00.000Z` }));
+        assert.deepEqual(await store.listHolds(DEFAULT_ACCOUNT_ID), []);
+        assert.equal(await store.getBalance(DEFAULT_ACCOUNT_ID), 8_766);
+        assert.deepEqual(await store.keyDaySpend('key_000000001aaaaaaaaaaaa', DAY), { chargedNano: 1_234, heldNano: 0 });
+        assert.equal((await store.accountSummary(DEFAULT_ACCOUNT_ID, MONTH)).monthChargedNano, 1_234);
+        await assertInvariant(store);
+      }));
+
+    test('a cost above the hold is still charged in full', () =>
+      withStore(async (store) => {
+        await store.addFunds(DEFAULT_ACCOUNT_ID, 1_000, 'test');
+        await store.placeHold(sampleHold({ id: 'rcpt_1', amountNano: 1_000 }), null);
+        await store.recordReceipt(sampleReceipt({ id: 'rcpt_1', keyId: 'key_000000001aaaaaaaaaaaa', holdNano: 1_000, costNano: 1_500 }));
+        assert.equal(await store.getBalance(DEFAULT_ACCOUNT_ID), -500);
+        await assertInvariant(store);
+        assert.equal((await store.placeHold(sampleHold({ id: 'rcpt_2', amountNano: 0 }), null)).placed, false, 'an overdrawn account holds nothing');
+      }));
+
+    test('daily key limit counts the day charges plus the key holds, per UTC day', () =>
+      withStore(async (store) => {
+        await store.addFunds(DEFAULT_ACCOUNT_ID, 1_000_000, 'test');
+        const key = 'key_000000001aaaaaaaaaaaa';
+        await store.placeHold(sampleHold({ id: 'rcpt_1', amountNano: 600 }), 1_000);
+        await store.recordReceipt(sampleReceipt({ id: 'rcpt_1', keyId: key, costNano: 300, createdAt: `${DAY}T10:00:00.000Z` }));
+        assert.deepEqual(await store.placeHold(sampleHold({ id: 'rcpt_2', amountNano: 500 }), 1_000), { placed: true });
+        assert.deepEqual(await store.placeHold(sampleHold({ id: 'rcpt_3', amountNano: 201 }), 1_000), { placed: false, reason: 'daily_limit', remainingNano: 200 });
+        assert.deepEqual(await store.placeHold(sampleHold({ id: 'rcpt_4', amountNano: 200 }), 1_000), { placed: true });
+        assert.deepEqual(await store.placeHold(sampleHold({ id: 'rcpt_5', amountNano: 900, day: '2026-11-22' }), 1_000), { placed: true }, 'a new day starts afresh');
+      }));
+
+    test('monthly budget counts the month charges plus holds; set and removed with an audit entry', () =>
+      withStore(async (store) => {
+        await store.addFunds(DEFAULT_ACCOUNT_ID, 1_000_000, 'test');
+        await store.setMonthlyBudget(DEFAULT_ACCOUNT_ID, 1_000, 'cli');
+        await store.placeHold(sampleHold({ id: 'rcpt_1', amountNano: 700 }), null);
+        assert.deepEqual(await store.placeHold(sampleHold({ id: 'rcpt_2', amountNano: 301 }), null), { placed: false, reason: 'monthly_budget', remainingNano: 300 });
+        assert.deepEqual(await store.placeHold(sampleHold({ id: 'rcpt_3', amountNano: 500, month: '2026-12', day: '2026-12-01' }), null), { placed: true });
+        assert.equal((await store.accountSummary(DEFAULT_ACCOUNT_ID, MONTH)).monthlyBudgetNano, 1_000);
+        await store.setMonthlyBudget(DEFAULT_ACCOUNT_ID, null, 'cli');
+        assert.equal((await store.placeHold(sampleHold({ id: 'rcpt_4', amountNano: 301 }), null)).placed, true);
+        const audit = await store.listAudit(DEFAULT_ACCOUNT_ID, 2);
+        assert.deepEqual(audit.map((entry) => [entry.action, entry.detail]), [
+          ['budget.set', { monthly_budget: null }],
+          ['budget.set', { monthly_budget: '0.000001000' }],
+        ]);
+      }));
+
+    test('holds of a dead or silent owner are released and their receipts closed at cost 0', () =>
+      withStore(async (store) => {
+        await store.addFunds(DEFAULT_ACCOUNT_ID, 10_000, 'test');
+        await store.placeHold(sampleHold({ id: 'rcpt_live', owner: 'host/1/live' }), null);
+        await store.placeHold(sampleHold({ id: 'rcpt_dead', owner: 'host/2/dead' }), null);
+        await store.placeHold(sampleHold({ id: 'rcpt_silent', owner: 'host/3/silent' }), null);
+        await store.extendHolds('host/1/live', `${DAY}T11:00:00.000Z`);
+        await store.extendHolds('host/2/dead', `${DAY}T11:00:00.000Z`);
+        const released = await store.releaseOrphanedHolds(`${DAY}T10:30:00.000Z`, (owner) => owner === 'host/2/dead');
+        assert.deepEqual(released.map((receipt) => receipt.id).sort(), ['rcpt_dead', 'rcpt_silent']);
+        assert.deepEqual((await store.listHolds(DEFAULT_ACCOUNT_ID)).map((hold) => hold.id), ['rcpt_live']);
+        const closed = await store.getReceipt(DEFAULT_ACCOUNT_ID, 'rcpt_dead');
+        assert.deepEqual([closed?.status, closed?.costNano, closed?.holdNano, closed?.errorCode], ['failed', 0, 1_000, 'internal_error']);
+        assert.equal(await store.getBalance(DEFAULT_ACCOUNT_ID), 10_000);
+        await assertInvariant(store);
+      }));
+
+    test('hundreds of concurrent holds never overspend', () =>
+      withStore(async (store) => {
+        await store.addFunds(DEFAULT_ACCOUNT_ID, 5_000, 'test');
+        const decisions = await Promise.all(
+          Array.from({ length: 300 }, (_, index) => store.placeHold(sampleHold({ id: `rcpt_${index}`, amountNano: 1_000 }), null)),
+        );
+        assert.equal(decisions.filter((decision) => decision.placed).length, 5);
+        assert.equal((await store.accountSummary(DEFAULT_ACCOUNT_ID, MONTH)).heldNano, 5_000);
+      }));
+  });
+}

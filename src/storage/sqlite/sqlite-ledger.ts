@@ -1,0 +1,192 @@
+import type { Database, Statement } from 'better-sqlite3';
+import { formatUsd } from '../../lib/money.ts';
+import type { AccountSummary, HoldDecision, HoldRecord, ReceiptRecord } from '../records.ts';
+
+interface HoldRow {
+  id: string;
+  request_id: string;
+  account_id: string;
+  key_id: string;
+  key_prefix: string;
+  endpoint: string;
+  stream: number;
+  requested_model: string | null;
+  amount_nano: number;
+  day: string;
+  month: string;
+  created_at: string;
+  owner: string;
+  expires_at: string;
+}
+
+const holdColumns =
+  'id, request_id, account_id, key_id, key_prefix, endpoint, stream, requested_model, amount_nano, day, month, created_at, owner, expires_at';
+
+function holdToRow(hold: HoldRecord): HoldRow {
+  return {
+    id: hold.id,
+    request_id: hold.requestId,
+    account_id: hold.accountId,
+    key_id: hold.keyId,
+    key_prefix: hold.keyPrefix,
+    endpoint: hold.endpoint,
+    stream: hold.stream ? 1 : 0,
+    requested_model: hold.requestedModel,
+    amount_nano: hold.amountNano,
+    day: hold.day,
+    month: hold.month,
+    created_at: hold.createdAt,
+    owner: hold.owner,
+    expires_at: hold.expiresAt,
+  };
+}
+
+function holdFromRow(row: HoldRow): HoldRecord {
+  return {
+    id: row.id,
+    requestId: row.request_id,
+    accountId: row.account_id,
+    keyId: row.key_id,
+    keyPrefix: row.key_prefix,
+    endpoint: row.endpoint,
+    stream: row.stream === 1,
+    requestedModel: row.requested_model,
+    amountNano: row.amount_nano,
+    day: row.day,
+    month: row.month,
+    createdAt: row.created_at,
+    owner: row.owner,
+    expiresAt: row.expires_at,
+  };
+}
+
+function prepareLedger(db: Database) {
+  const one = <T>(sql: string) => db.prepare(sql).pluck() as Statement<unknown[], T>;
+  return {
+    accountMoney: db.prepare<[string], { balance_nano: number; monthly_budget_nano: number | null }>(
+      'SELECT balance_nano, monthly_budget_nano FROM accounts WHERE id = ?',
+    ),
+    heldOfAccount: db.prepare<[string], { held: number; count: number }>(
+      'SELECT coalesce(sum(amount_nano), 0) AS held, count(*) AS count FROM holds WHERE account_id = ?',
+    ),
+    heldOfAccountMonth: one<number>('SELECT coalesce(sum(amount_nano), 0) FROM holds WHERE account_id = ? AND month = ?'),
+    heldOfKeyDay: one<number>('SELECT coalesce(sum(amount_nano), 0) FROM holds WHERE key_id = ? AND day = ?'),
+    chargedOfKeyDay: one<number>('SELECT coalesce(sum(charged_nano), 0) FROM key_daily_spend WHERE key_id = ? AND day = ?'),
+    chargedOfAccountMonth: one<number>('SELECT coalesce(sum(charged_nano), 0) FROM account_monthly_spend WHERE account_id = ? AND month = ?'),
+    insertHold: db.prepare<[HoldRow]>(`INSERT INTO holds (${holdColumns}) VALUES (${holdColumns.split(', ').map((column) => `@${column}`).join(', ')})`),
+    deleteHold: db.prepare<[string], { day: string; month: string }>('DELETE FROM holds WHERE id = ? RETURNING day, month'),
+    chargeKeyDay: db.prepare<[string, string, string, number]>(
+      `INSERT INTO key_daily_spend (key_id, day, account_id, charged_nano) VALUES (?, ?, ?, ?)
+       ON CONFLICT (key_id, day) DO UPDATE SET charged_nano = charged_nano + excluded.charged_nano`,
+    ),
+    chargeAccountMonth: db.prepare<[string, string, number]>(
+      `INSERT INTO account_monthly_spend (account_id, month, charged_nano) VALUES (?, ?, ?)
+       ON CONFLICT (account_id, month) DO UPDATE SET charged_nano = charged_nano + excluded.charged_nano`,
+    ),
+    extendHolds: db.prepare<[string, string]>('UPDATE holds SET expires_at = ? WHERE owner = ?'),
+    allHolds: db.prepare<[], HoldRow>(`SELECT ${holdColumns} FROM holds`),
+    holdsOfAccount: db.prepare<[string], HoldRow>(`SELECT ${holdColumns} FROM holds WHERE account_id = ? ORDER BY created_at`),
+    setBudget: db.prepare<[number | null, string]>('UPDATE accounts SET monthly_budget_nano = ? WHERE id = ?'),
+    insertAudit: db.prepare<[string, string, string, string, string]>('INSERT INTO audit_log (account_id, at, actor, action, detail) VALUES (?, ?, ?, ?, ?)'),
+  };
+}
+
+/**
+ * Holds, daily and monthly spend on SQLite. Each function is a transaction; called inside
+ * the write batcher's transaction it runs as a savepoint. Reads and writes of one function
+ * happen under the one write lock SQLite has, so no check can race its update.
+ */
+export function createSqliteLedger(db: Database) {
+  let prepared: ReturnType<typeof prepareLedger> | undefined;
+  const sql = () => (prepared ??= prepareLedger(db));
+
+  const placeHold = db.transaction((hold: HoldRecord, dailyLimitNano: number | null): HoldDecision => {
+    const statements = sql();
+    const account = statements.accountMoney.get(hold.accountId);
+    const available = (account?.balance_nano ?? 0) - statements.heldOfAccount.get(hold.accountId)!.held;
+    if (hold.amountNano > available) return { placed: false, reason: 'insufficient_balance', remainingNano: available };
+    if (dailyLimitNano !== null) {
+      const used = statements.chargedOfKeyDay.get(hold.keyId, hold.day)! + statements.heldOfKeyDay.get(hold.keyId, hold.day)!;
+      if (used + hold.amountNano > dailyLimitNano) return { placed: false, reason: 'daily_limit', remainingNano: dailyLimitNano - used };
+    }
+    const budget = account?.monthly_budget_nano ?? null;
+    if (budget !== null) {
+      const used =
+        statements.chargedOfAccountMonth.get(hold.accountId, hold.month)! + statements.heldOfAccountMonth.get(hold.accountId, hold.month)!;
+      if (used + hold.amountNano > budget) return { placed: false, reason: 'monthly_budget', remainingNano: budget - used };
+    }
+    statements.insertHold.run(holdToRow(hold));
+    return { placed: true };
+  });
+
+  /** Inside the receipt's transaction: release its hold and count its cost against the day and month. */
+  function settleHold(receipt: ReceiptRecord): void {
+    const statements = sql();
+    const hold = statements.deleteHold.get(receipt.id);
+    if (receipt.costNano <= 0) return;
+    const day = hold?.day ?? receipt.createdAt.slice(0, 10);
+    const month = hold?.month ?? receipt.createdAt.slice(0, 7);
+    statements.chargeKeyDay.run(receipt.keyId, day, receipt.accountId, receipt.costNano);
+    statements.chargeAccountMonth.run(receipt.accountId, month, receipt.costNano);
+  }
+
+  const setMonthlyBudget = db.transaction((accountId: string, nano: number | null, actor: string) => {
+    const at = new Date().toISOString();
+    sql().setBudget.run(nano, accountId);
+    const detail = { monthly_budget: nano === null ? null : formatUsd(nano) };
+    sql().insertAudit.run(accountId, at, actor, 'budget.set', JSON.stringify(detail));
+  });
+
+  return {
+    placeHold,
+    settleHold,
+    setMonthlyBudget,
+    extendHolds: (owner: string, expiresAt: string) => sql().extendHolds.run(expiresAt, owner),
+    allHolds: () => sql().allHolds.all().map(holdFromRow),
+    listHolds: (accountId: string) => sql().holdsOfAccount.all(accountId).map(holdFromRow),
+    keyDaySpend: (keyId: string, day: string) => ({
+      chargedNano: sql().chargedOfKeyDay.get(keyId, day)!,
+      heldNano: sql().heldOfKeyDay.get(keyId, day)!,
+    }),
+    accountSummary(accountId: string, month: string): AccountSummary {
+      const statements = sql();
+      const account = statements.accountMoney.get(accountId);
+      const held = statements.heldOfAccount.get(accountId)!;
+      return {
+        balanceNano: account?.balance_nano ?? 0,
+        heldNano: held.held,
+        holdCount: held.count,
+        month,
+        monthChargedNano: statements.chargedOfAccountMonth.get(accountId, month)!,
+        monthHeldNano: statements.heldOfAccountMonth.get(accountId, month)!,
+        monthlyBudgetNano: account?.monthly_budget_nano ?? null,
+      };
+    },
+  };
+}
+
+/** The receipt written for a request whose process died before it settled: failed, cost 0. */
+export function orphanReceipt(hold: HoldRecord, now: string): ReceiptRecord {
+  return {
+    id: hold.id,
+    requestId: hold.requestId,
+    accountId: hold.accountId,
+    keyId: hold.keyId,
+    keyPrefix: hold.keyPrefix,
+    createdAt: hold.createdAt,
+    status: 'failed',
+    endpoint: hold.endpoint,
+    stream: hold.stream,
+    requestedModel: hold.requestedModel,
+    answeringModel: null,
+    attempts: [],
+    usage: null,
+    usageEstimated: false,
+    prices: null,
+    holdNano: hold.amountNano,
+    costNano: 0,
+    latencyMs: Math.max(0, Date.parse(now) - Date.parse(hold.createdAt)),
+    timeToFirstTokenMs: null,
+    errorCode: 'internal_error',
+  };
+}
