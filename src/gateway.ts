@@ -2,6 +2,8 @@ import pino from 'pino';
 import type { FastifyBaseLogger, FastifyInstance } from 'fastify';
 import { buildApp } from './app.ts';
 import { KeyAuthenticator } from './auth/key-authenticator.ts';
+import { HoldKeeper } from './billing/hold-keeper.ts';
+import { newHoldOwner } from './billing/hold-owner.ts';
 import { RequestMeter } from './billing/request-meter.ts';
 import type { GatewayConfig } from './config/schema.ts';
 import type { GatewayDeps } from './http/gateway-deps.ts';
@@ -25,12 +27,17 @@ export async function createGateway(
   const logger = options.logger ?? (pino({ level: process.env.LOG_LEVEL ?? 'info' }) as unknown as FastifyBaseLogger);
   const store = await openStore(config);
   const providers = new ProviderRegistry(config);
+  const holdKeeper = new HoldKeeper(store, newHoldOwner(), config.limits.hold_ttl_seconds * 1000, (error) =>
+    logger.error({ err: error }, 'hold upkeep failed'),
+  );
+  const released = await holdKeeper.start();
+  if (released) logger.warn({ released }, 'released holds left by a stopped gateway process; their receipts are closed');
   const deps: GatewayDeps = {
     config,
     catalog: new ModelCatalog(config),
     store,
     keys: new KeyAuthenticator(store),
-    meter: new RequestMeter(store),
+    meter: new RequestMeter(store, holdKeeper),
     providers,
     logger,
   };
@@ -38,6 +45,7 @@ export async function createGateway(
   try {
     await app.listen({ host: config.server.host, port: config.server.port });
   } catch (error) {
+    holdKeeper.stop();
     await providers.close();
     await store.close();
     throw error;
@@ -57,6 +65,7 @@ export async function createGateway(
         await app.close();
         clearTimeout(deadline);
         await deps.meter.drain();
+        holdKeeper.stop();
         await providers.close();
         await store.close();
       })()),

@@ -1,6 +1,8 @@
 import type { ModelConfig } from '../config/schema.ts';
+import { GatewayError } from '../errors/gateway-error.ts';
+import { formatUsd } from '../lib/money.ts';
 import type { Usage } from '../protocol/canonical/chat-result.ts';
-import type { Attempt, ApiKeyRecord, ReceiptRecord, ReceiptStatus } from '../storage/records.ts';
+import type { Attempt, ApiKeyRecord, HoldDecision, ReceiptRecord, ReceiptStatus } from '../storage/records.ts';
 import type { Store } from '../storage/store.ts';
 import { costOfUsage, pricesOf } from './price-usage.ts';
 
@@ -32,11 +34,38 @@ export class MeteredRequest {
   constructor(
     private readonly store: Store,
     readonly start: MeterStart,
+    private readonly holds: { owner: string; expiryFrom(now: number): string },
     private readonly onSettled: (request: MeteredRequest) => void = () => {},
   ) {}
 
-  /** Reserve the worst case before any provider is called. The money issue places the hold here. */
-  reserve(worstCaseNano: number): void {
+  /**
+   * Hold the worst case before any provider is called: atomically, against the available
+   * balance, the key's daily limit and the monthly budget. Refused: nothing is held, and the
+   * request fails with insufficient_balance or budget_exceeded at cost 0.
+   */
+  async reserve(worstCaseNano: number): Promise<void> {
+    const { start } = this;
+    const createdAt = new Date(start.startedAt).toISOString();
+    const decision = await this.store.placeHold(
+      {
+        id: start.receiptId,
+        requestId: start.requestId,
+        accountId: start.key.accountId,
+        keyId: start.key.id,
+        keyPrefix: start.key.prefix,
+        endpoint: start.endpoint,
+        stream: start.stream,
+        requestedModel: this.requestedModel,
+        amountNano: worstCaseNano,
+        day: createdAt.slice(0, 10),
+        month: createdAt.slice(0, 7),
+        createdAt,
+        owner: this.holds.owner,
+        expiresAt: this.holds.expiryFrom(Date.now()),
+      },
+      start.key.dailyLimitNano,
+    );
+    if (!decision.placed) throw refusal(decision, worstCaseNano);
     this.holdNano = worstCaseNano;
   }
 
@@ -91,14 +120,30 @@ export class MeteredRequest {
   }
 }
 
+function refusal(decision: Extract<HoldDecision, { placed: false }>, worstCaseNano: number): GatewayError {
+  const worst = `$${formatUsd(worstCaseNano)}`;
+  const left = `$${formatUsd(Math.max(0, decision.remainingNano))}`;
+  switch (decision.reason) {
+    case 'insufficient_balance':
+      return new GatewayError('insufficient_balance', `This request may cost up to ${worst} but the available balance is ${left}. Add funds, or lower max_tokens.`);
+    case 'daily_limit':
+      return new GatewayError('budget_exceeded', `This key's daily limit leaves ${left} today (UTC) and this request may cost up to ${worst}. It resets at midnight UTC.`);
+    case 'monthly_budget':
+      return new GatewayError('budget_exceeded', `The account's monthly budget leaves ${left} this month (UTC) and this request may cost up to ${worst}.`);
+  }
+}
+
 export class RequestMeter {
   private readonly open = new Set<MeteredRequest>();
   private drained: (() => void) | null = null;
 
-  constructor(private readonly store: Store) {}
+  constructor(
+    private readonly store: Store,
+    private readonly holds: { owner: string; expiryFrom(now: number): string },
+  ) {}
 
   begin(start: MeterStart): MeteredRequest {
-    const request = new MeteredRequest(this.store, start, (settled) => {
+    const request = new MeteredRequest(this.store, start, this.holds, (settled) => {
       this.open.delete(settled);
       if (this.open.size === 0) this.drained?.();
     });

@@ -134,6 +134,15 @@ export const configSchema = z
       .object({ path: z.string().default('./data/gateway.db') })
       .strict()
       .default({}),
+    limits: z
+      .object({
+        /** Requests per minute for keys without their own rate limit; 0 turns the default off. */
+        default_rate_limit_per_minute: z.number().int().nonnegative().default(600),
+        /** A hold whose process stops renewing it is released after this long. */
+        hold_ttl_seconds: z.number().int().min(5).default(60),
+      })
+      .strict()
+      .default({}),
     providers: z.array(provider).min(1),
     models: z.array(model).min(1),
     aliases: z

@@ -86,7 +86,7 @@ export async function serveChat<Parsed extends ParsedChat>(
   requireModelAllowed(key, parsed.model);
   const plan = planRoute(deps.catalog, parsed.model, parsed.request, parsed.routing);
   metered.attempts.push(...plan.skipped);
-  metered.reserve(worstCaseCost(parsed.request, plan.candidates));
+  await metered.reserve(worstCaseCost(parsed.request, plan.candidates));
 
   const controller = abortOnClientClose(reply);
   let inFlight: ModelConfig | null = null;

@@ -1,6 +1,6 @@
 /**
  * GCRA (generic cell rate algorithm) in exact integer arithmetic, shared by every rate limiter
- * adapter; the Redis Lua script mirrors `stepGcra` line for line.
+ * adapter; a Redis Lua script can mirror `stepGcra` line for line (all integers stay below 2^53).
  *
  * Each subject has a theoretical arrival time (TAT). A request at `now` moves it to
  * `max(TAT, now) + 60000 / perMinute` ms and is allowed when the new TAT is at most one

@@ -11,20 +11,21 @@ const MINIMUM_TAKES_BETWEEN_SWEEPS = 1024;
 
 /**
  * Rate limiter for one process: one GCRA state per subject in a Map. Idle subjects are swept
- * lazily, once the takes since the last sweep reach the map's size (amortised O(1) per take),
- * so the map stays under about twice the subjects active in the last minute plus 1024.
+ * lazily, after as many takes as the map held after the last sweep (at least 1024): amortised
+ * O(1) per take, and the map stays under twice the subjects active in the last minute plus 1024.
  * No timers: nothing keeps the process alive.
  */
 export function createMemoryRateLimiter(): MemoryRateLimiter {
   const states = new Map<string, GcraState>();
-  let takesSinceSweep = 0;
+  let takesUntilSweep = MINIMUM_TAKES_BETWEEN_SWEEPS;
   let closed = false;
 
   function sweep(nowMs: number): void {
     for (const [subject, state] of states) {
       if (isIdle(state, nowMs)) states.delete(subject);
     }
-    takesSinceSweep = 0;
+    // Fixed until the next sweep, so the map at most doubles (plus the minimum) in between.
+    takesUntilSweep = Math.max(MINIMUM_TAKES_BETWEEN_SWEEPS, states.size);
   }
 
   return {
@@ -35,8 +36,8 @@ export function createMemoryRateLimiter(): MemoryRateLimiter {
     async take(subject, perMinute, nowMs = Date.now()) {
       if (closed) throw new Error('The rate limiter is closed.');
       checkTakeArguments(perMinute, nowMs);
-      takesSinceSweep += 1;
-      if (takesSinceSweep >= Math.max(MINIMUM_TAKES_BETWEEN_SWEEPS, states.size)) sweep(nowMs);
+      takesUntilSweep -= 1;
+      if (takesUntilSweep <= 0) sweep(nowMs);
 
       const step = stepGcra(states.get(subject), perMinute, nowMs);
       if (!step.allowed) return { allowed: false, retryAfterSeconds: step.retryAfterSeconds };

@@ -1,3 +1,4 @@
+import { anthropicTextTokens, countAnthropicPromptTokens } from './count-prompt-tokens.ts';
 import { splitIntoPieces, type ResolvedReply } from './scripted-reply.ts';
 import { randomId, type WireEvent, type WireFormat } from './wire-format.ts';
 
@@ -8,6 +9,10 @@ export const anthropicFormat: WireFormat = {
   validate: validateAnthropicRequest,
 
   newToolCallId: () => `toolu_${randomId(24)}`,
+
+  countPromptTokens: countAnthropicPromptTokens,
+
+  countTextTokens: anthropicTextTokens,
 
   responseHeaders: () => ({ 'request-id': `req_${randomId(24)}`, 'anthropic-organization-id': 'fake-org' }),
 

@@ -147,7 +147,7 @@ class FakeUpstreamServer implements FakeUpstream {
       const errorBody = reply.errorBody ?? format.errorBody(reply.status);
       return sendJson(response, reply.status, errorBody, headers);
     }
-    const resolved = resolveReply(reply, model, body, format.newToolCallId);
+    const resolved = resolveReply(reply, model, body, format);
     if (body.stream === true) return this.stream(response, format.streamEvents(resolved, body), reply, format, headers);
     if (reply.malformed) return sendText(response, 200, '{"id":"msg_broken","content":[{"type":"te', headers);
     return sendJson(response, reply.status ?? 200, format.body(resolved, body), headers);

@@ -1,3 +1,4 @@
+import { countOpenAiPromptTokens, openAiTextTokens } from './count-prompt-tokens.ts';
 import { splitIntoPieces, type ResolvedReply } from './scripted-reply.ts';
 import { randomId, type WireEvent, type WireFormat } from './wire-format.ts';
 
@@ -12,6 +13,10 @@ export const openAiFormat: WireFormat = {
   },
 
   newToolCallId: () => `call_${randomId(24)}`,
+
+  countPromptTokens: countOpenAiPromptTokens,
+
+  countTextTokens: openAiTextTokens,
 
   responseHeaders: () => ({ 'x-request-id': `req_${randomId(32)}`, 'openai-processing-ms': '12' }),
 

@@ -10,7 +10,8 @@ export interface ScriptedReply {
   /**
    * Token counts in the gateway's canonical sense: `prompt` counts every prompt token,
    * cached and cache-written ones included; `completion` counts reasoning too. The Anthropic
-   * format reports `input_tokens = prompt - cached - cacheWrite`. Missing counts are estimated.
+   * format reports `input_tokens = prompt - cached - cacheWrite`. Missing counts are counted as
+   * the format's provider counts (count-prompt-tokens.ts).
    */
   usage?: { prompt?: number; completion?: number; cached?: number; cacheWrite?: number; reasoning?: number };
   /**
@@ -80,23 +81,29 @@ export function defaultReply(model: string): ScriptedReply {
   return { text: `Hello from ${model}` };
 }
 
-/** Fills in defaults; `newToolCallId` makes ids in the format's own style. */
+/** How a wire format counts the tokens a script leaves out, and makes tool-call ids in its own style. */
+export interface ReplyCounting {
+  newToolCallId(): string;
+  countPromptTokens(body: Record<string, unknown>): number;
+  countTextTokens(text: string): number;
+}
+
+/** Fills in defaults; missing token counts are counted the way the format's provider counts them. */
 export function resolveReply(
   reply: ScriptedReply,
   model: string,
-  requestBody: unknown,
-  newToolCallId: () => string,
+  requestBody: Record<string, unknown>,
+  format: ReplyCounting,
 ): ResolvedReply {
   const scriptsContent = reply.text !== undefined || reply.reasoning !== undefined || reply.toolCalls !== undefined;
   const text = reply.text ?? (scriptsContent ? '' : `Hello from ${model}`);
   const reasoning = reply.reasoning ?? '';
   const toolCalls = (reply.toolCalls ?? []).map((call) => ({
-    id: call.id ?? newToolCallId(),
+    id: call.id ?? format.newToolCallId(),
     name: call.name,
     arguments: call.arguments,
   }));
   const generated = text + reasoning + toolCalls.map((call) => call.name + call.arguments).join('');
-  const reasoningTokens = reply.usage?.reasoning ?? estimateTokens(reasoning);
   return {
     model,
     text,
@@ -104,21 +111,16 @@ export function resolveReply(
     signature: reply.signature ?? 'fake-signature-EqQBCgIYAhIM',
     toolCalls,
     usage: {
-      prompt: reply.usage?.prompt ?? estimateTokens(JSON.stringify(requestBody ?? '')),
-      completion: reply.usage?.completion ?? Math.max(1, estimateTokens(generated)),
+      prompt: reply.usage?.prompt ?? format.countPromptTokens(requestBody),
+      completion: reply.usage?.completion ?? Math.max(1, format.countTextTokens(generated)),
       cached: reply.usage?.cached ?? 0,
       cacheWrite: reply.usage?.cacheWrite ?? 0,
-      reasoning: reasoningTokens,
+      reasoning: reply.usage?.reasoning ?? format.countTextTokens(reasoning),
     },
     finishReason: reply.finishReason ?? (toolCalls.length > 0 ? 'tool_calls' : 'stop'),
     chunkSize: Math.max(1, reply.chunkSize ?? DEFAULT_CHUNK_SIZE),
     ping: reply.ping ?? false,
   };
-}
-
-/** Rough but deterministic: one token per four characters. */
-export function estimateTokens(text: string): number {
-  return Math.ceil(text.length / 4);
 }
 
 /** Splits text into pieces of `size` code points, so no surrogate pair is cut. */

@@ -17,6 +17,10 @@ export interface WireFormat {
   /** Why the real API would reject this request with a 400, or undefined when it is fine. */
   validate(headers: IncomingHttpHeaders, body: Record<string, unknown>): string | undefined;
   newToolCallId(): string;
+  /** Prompt tokens the real API would report for this body (see count-prompt-tokens.ts). */
+  countPromptTokens(body: Record<string, unknown>): number;
+  /** Tokens of generated text, with the provider's tokenizer (or its stand-in). */
+  countTextTokens(text: string): number;
   responseHeaders(): Record<string, string>;
   /** The complete non-streaming body. */
   body(reply: ResolvedReply, request: Record<string, unknown>): unknown;

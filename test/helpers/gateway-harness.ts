@@ -6,7 +6,9 @@ import type { FastifyBaseLogger } from 'fastify';
 import { issueApiKey } from '../../src/auth/issue-api-key.ts';
 import { parseConfig } from '../../src/config/load-config.ts';
 import { createGateway, type RunningGateway } from '../../src/gateway.ts';
+import { NANO_PER_USD } from '../../src/lib/money.ts';
 import type { ApiKeyRecord, Scope } from '../../src/storage/records.ts';
+import { DEFAULT_ACCOUNT_ID } from '../../src/storage/store.ts';
 import { startFakeUpstream, type FakeUpstream } from '../fake-upstream/fake-upstream.ts';
 
 export const UPSTREAM_OPENAI_KEY = 'sk-upstream-openai-SECRET';
@@ -70,7 +72,14 @@ export interface Harness {
   close(): Promise<void>;
 }
 
-export async function startHarness(options: { timeoutMs?: number; drainMs?: number } = {}): Promise<Harness> {
+export interface HarnessOptions {
+  timeoutMs?: number;
+  drainMs?: number;
+  /** Funds added at start (default $1000); 0 adds none. */
+  fundsNano?: number;
+}
+
+export async function startHarness(options: HarnessOptions = {}): Promise<Harness> {
   const fake = await startFakeUpstream();
   const directory = await mkdtemp(join(tmpdir(), 'gateway-test-'));
   const config = parseConfig(harnessConfigText(fake.url, join(directory, 'gateway.db'), options.timeoutMs), 'harness');
@@ -81,6 +90,7 @@ export async function startHarness(options: { timeoutMs?: number; drainMs?: numb
     issueApiKey(store, { name: 'test', scopes: ['inference', 'fix'], ...keyOptions });
 
   const { key } = await createKey({ name: 'harness' });
+  if (options.fundsNano !== 0) await store.addFunds(DEFAULT_ACCOUNT_ID, options.fundsNano ?? 1_000 * NANO_PER_USD, 'harness');
   const baseURL = `${gateway.url}/v1`;
   return {
     gateway,
