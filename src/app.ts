@@ -1,11 +1,25 @@
 import Fastify, { LogController, type FastifyInstance } from 'fastify';
+import { GatewayError } from './errors/gateway-error.ts';
 import { newRequestIds } from './lib/ids.ts';
+import type { ApiKeyRecord } from './storage/records.ts';
 import type { GatewayDeps } from './http/gateway-deps.ts';
+import { registerBalanceRoute } from './http/balance-route.ts';
 import { installErrorHandling } from './http/error-handling.ts';
 import { registerChatCompletionsRoute } from './http/openai/chat-completions-route.ts';
 import { registerModelsRoute } from './http/models-route.ts';
 import { registerReceiptsRoutes } from './http/receipts-route.ts';
 import { routeOptions } from './http/request-context.ts';
+
+/** Model requests only: listing receipts or models never eats a key's request budget. */
+async function enforceRateLimit(deps: GatewayDeps, key: ApiKeyRecord): Promise<void> {
+  const perMinute = key.rateLimitPerMinute ?? deps.config.limits.default_rate_limit_per_minute;
+  if (perMinute <= 0) return;
+  const decision = await deps.rateLimiter.take(key.id, perMinute);
+  if (decision.allowed) return;
+  throw new GatewayError('rate_limit_exceeded', `This key allows ${perMinute} requests per minute. Retry after ${decision.retryAfterSeconds} s.`, {
+    'retry-after': String(decision.retryAfterSeconds),
+  });
+}
 
 /** Build the HTTP app from its dependencies. It never listens: main.ts and tests do that. */
 export function buildApp(deps: GatewayDeps): FastifyInstance {
@@ -52,6 +66,7 @@ export function buildApp(deps: GatewayDeps): FastifyInstance {
         stream: false,
         startedAt: Date.now(),
       });
+      await enforceRateLimit(deps, request.apiKey);
     }
   });
 
@@ -60,5 +75,6 @@ export function buildApp(deps: GatewayDeps): FastifyInstance {
   registerChatCompletionsRoute(app, deps);
   registerModelsRoute(app, deps);
   registerReceiptsRoutes(app, deps);
+  registerBalanceRoute(app, deps);
   return app;
 }

@@ -7,6 +7,7 @@ import { newHoldOwner } from './billing/hold-owner.ts';
 import { RequestMeter } from './billing/request-meter.ts';
 import type { GatewayConfig } from './config/schema.ts';
 import type { GatewayDeps } from './http/gateway-deps.ts';
+import { createMemoryRateLimiter } from './limits/memory-rate-limiter.ts';
 import { ProviderRegistry } from './providers/provider-registry.ts';
 import { ModelCatalog } from './routing/model-catalog.ts';
 import { openStore } from './storage/open-store.ts';
@@ -39,6 +40,7 @@ export async function createGateway(
     keys: new KeyAuthenticator(store),
     meter: new RequestMeter(store, holdKeeper),
     providers,
+    rateLimiter: createMemoryRateLimiter(),
     logger,
   };
   const app = buildApp(deps);
@@ -66,6 +68,7 @@ export async function createGateway(
         clearTimeout(deadline);
         await deps.meter.drain();
         holdKeeper.stop();
+        await deps.rateLimiter.close();
         await providers.close();
         await store.close();
       })()),

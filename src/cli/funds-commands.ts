@@ -26,3 +26,38 @@ export async function showFunds(context: CommandContext): Promise<void> {
     () => `Balance: ${displayUsd(balance)} (added ${displayUsd(totals.funds)}, charged ${displayUsd(totals.charges)})`,
   );
 }
+
+/** `budget set <usd>`: the account's monthly budget (charges plus holds per UTC month). */
+export async function setBudget(context: CommandContext): Promise<void> {
+  const [amount] = context.args;
+  let nano: number;
+  try {
+    nano = parseUsd(amount!);
+  } catch (error) {
+    throw new CliError(`budget set: ${(error as Error).message}`);
+  }
+  await context.store.setMonthlyBudget(DEFAULT_ACCOUNT_ID, nano, 'cli');
+  report(context, { monthly_budget: formatUsd(nano) }, () => `Monthly budget set to ${displayUsd(nano)}.`);
+}
+
+export async function clearBudget(context: CommandContext): Promise<void> {
+  await context.store.setMonthlyBudget(DEFAULT_ACCOUNT_ID, null, 'cli');
+  report(context, { monthly_budget: null }, () => 'Monthly budget removed.');
+}
+
+export async function showBudget(context: CommandContext): Promise<void> {
+  const month = context.now.toISOString().slice(0, 7);
+  const summary = await context.store.accountSummary(DEFAULT_ACCOUNT_ID, month);
+  const budget = summary.monthlyBudgetNano;
+  report(
+    context,
+    {
+      month,
+      monthly_budget: budget === null ? null : formatUsd(budget),
+      spend: formatUsd(summary.monthChargedNano),
+      held: formatUsd(summary.monthHeldNano),
+    },
+    () =>
+      `${month}: spent ${displayUsd(summary.monthChargedNano)}, held ${displayUsd(summary.monthHeldNano)}, budget ${budget === null ? 'none' : displayUsd(budget)}`,
+  );
+}

@@ -3,7 +3,7 @@ import { loadConfig } from '../config/load-config.ts';
 import { openStore } from '../storage/open-store.ts';
 import { CliError } from './cli-error.ts';
 import { report, type CommandContext, type CommandOptions } from './command-context.ts';
-import { addFunds, showFunds } from './funds-commands.ts';
+import { addFunds, clearBudget, setBudget, showBudget, showFunds } from './funds-commands.ts';
 import { createKey, listKeys, revokeKey } from './keys-commands.ts';
 import { usageText } from './usage.ts';
 
@@ -50,6 +50,9 @@ const commands: CommandSpec[] = [
   { words: ['keys', 'revoke'], args: ['id-or-prefix'], options: [], run: revokeKey },
   { words: ['funds', 'add'], args: ['usd'], options: ['note'], run: addFunds },
   { words: ['funds', 'show'], args: [], options: [], run: showFunds },
+  { words: ['budget', 'set'], args: ['usd'], options: [], run: setBudget },
+  { words: ['budget', 'clear'], args: [], options: [], run: clearBudget },
+  { words: ['budget', 'show'], args: [], options: [], run: showBudget },
   {
     words: ['migrate'],
     args: [],

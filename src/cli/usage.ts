@@ -17,6 +17,9 @@ Commands:
   funds add <usd>             Add funds to the account, e.g. funds add 20 --note "invoice 7"
       --note <text>             Reason kept in the ledger and audit log
   funds show                  Show the balance
+  budget set <usd>            Monthly budget of the account (charges plus holds, per UTC month)
+  budget clear                Remove the monthly budget
+  budget show                 This month's spend, holds and budget
   migrate                     Create or upgrade the database schema
   help                        Show this text
 

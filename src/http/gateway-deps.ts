@@ -2,6 +2,7 @@ import type { FastifyBaseLogger } from 'fastify';
 import type { GatewayConfig } from '../config/schema.ts';
 import type { KeyAuthenticator } from '../auth/key-authenticator.ts';
 import type { RequestMeter } from '../billing/request-meter.ts';
+import type { RateLimiter } from '../limits/rate-limiter.ts';
 import type { ProviderRegistry } from '../providers/provider-registry.ts';
 import type { ModelCatalog } from '../routing/model-catalog.ts';
 import type { Store } from '../storage/store.ts';
@@ -14,5 +15,6 @@ export interface GatewayDeps {
   keys: KeyAuthenticator;
   meter: RequestMeter;
   providers: ProviderRegistry;
+  rateLimiter: RateLimiter;
   logger: FastifyBaseLogger;
 }
