@@ -41,7 +41,8 @@ aliases:
 const logger = pino({ level: 'warn' }, pino.destination(2)) as unknown as FastifyBaseLogger;
 const gateway = await createGateway(parseConfig(configText, 'bench gateway config'), { logger });
 
-const { key } = await issueApiKey(gateway.deps.store, { name: 'bench' });
+// Rate limiting stays on, at a rate the benchmark never reaches.
+const { key } = await issueApiKey(gateway.deps.store, { name: 'bench', rateLimitPerMinute: 1_000_000 });
 // Plenty of funds ($1M), so a balance check never turns the benchmark into a 402 test.
 await gateway.deps.store.addFunds(DEFAULT_ACCOUNT_ID, 1_000_000 * 1e9, 'bench');
 

@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { estimateTextTokens } from '../src/billing/token-estimate.ts';
 import { DEFAULT_ACCOUNT_ID } from '../src/storage/store.ts';
-import { startHarness, sseData, type Harness } from './helpers/gateway-harness.ts';
+import { readUntil, startHarness, sseData, type Harness } from './helpers/gateway-harness.ts';
 
 let harness: Harness;
 before(async () => {
@@ -31,8 +31,7 @@ test('streams cancelled at random points: charged for what was generated, hold r
     const response = await harness.post('/v1/chat/completions', { model: 'up/alpha', messages: [{ role: 'user', content: 'tell me' }], stream: true });
     const receiptId = response.headers.get('x-svc-receipt-id')!;
     const reader = response.body!.getReader();
-    let raw = '';
-    while (sseData(raw).length < stopAfter + 1) raw += new TextDecoder().decode((await reader.read()).value);
+    const raw = await readUntil(reader, (text) => sseData(text).length >= stopAfter + 1);
     await reader.cancel();
     const received = sseData(raw)
       .map((data) => JSON.parse(data).choices?.[0]?.delta?.content ?? '')

@@ -1,7 +1,7 @@
 import { after, before, beforeEach, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { startHarness, type Harness } from './helpers/gateway-harness.ts';
+import { readUntil, startHarness, type Harness } from './helpers/gateway-harness.ts';
 
 let harness: Harness;
 
@@ -25,8 +25,7 @@ test('closing a stream stops the provider and the receipt records cancelled with
   const response = await harness.post('/v1/chat/completions', { model: 'up/alpha', messages: [{ role: 'user', content: 'long story' }], stream: true });
   const receiptId = response.headers.get('x-svc-receipt-id')!;
   const reader = response.body!.getReader();
-  let received = '';
-  while (received.split('data: ').length < 6) received += new TextDecoder().decode((await reader.read()).value);
+  await readUntil(reader, (text) => text.split('data: ').length >= 6);
   await reader.cancel();
   await harness.fake.waitForAborted(1, 3_000);
   const receipt = await receiptWhenWritten(receiptId);

@@ -120,3 +120,15 @@ export function sseData(text: string): string[] {
     .filter((block) => block.trim() !== '')
     .map((block) => block.replace(/^data: /, ''));
 }
+
+/** Read a streamed body until `enough(text so far)`; fails instead of spinning when the stream ends first. */
+export async function readUntil(reader: ReadableStreamDefaultReader<Uint8Array>, enough: (text: string) => boolean): Promise<string> {
+  const decoder = new TextDecoder();
+  let text = '';
+  while (!enough(text)) {
+    const { done, value } = await reader.read();
+    if (done) throw new Error(`the stream ended before the test had read enough:\n${text}`);
+    text += decoder.decode(value, { stream: true });
+  }
+  return text;
+}
