@@ -131,6 +131,15 @@ export const migrations: readonly Migration[] = [
       ) STRICT, WITHOUT ROWID;
     `,
   },
+  {
+    version: 3,
+    name: 'receipts are the charge records',
+    sql: `
+      -- A receipt carries its cost; a second row per charge only cost a write per request.
+      DELETE FROM ledger_entries WHERE kind = 'charge';
+      CREATE INDEX receipts_charged ON receipts (account_id) WHERE cost_nano > 0;
+    `,
+  },
 ];
 
 /**

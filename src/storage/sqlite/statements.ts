@@ -32,9 +32,8 @@ export interface Statements {
   newestReceipts: Statement<[accountId: string, limit: number], ReceiptRow>;
   receiptsBefore: Statement<[accountId: string, before: string, limit: number], ReceiptRow>;
 
-  insertCharge: Statement<[accountId: string, at: string, nano: number, receiptId: string]>;
   insertFunds: Statement<[accountId: string, at: string, nano: number, note: string | null]>;
-  ledgerTotals: Statement<[accountId: string], { funds: number; charges: number }>;
+  ledgerTotals: Statement<[{ accountId: string }], { funds: number; charges: number }>;
 
   insertAudit: Statement<[accountId: string, at: string, actor: string, action: string, detail: string]>;
   newestAudit: Statement<[accountId: string, limit: number], AuditRow>;
@@ -77,16 +76,13 @@ export function prepareStatements(db: Database): Statements {
       `SELECT ${receiptColumns} FROM receipts WHERE account_id = ? AND created_at < ? ORDER BY created_at DESC, id DESC LIMIT ?`,
     ),
 
-    insertCharge: db.prepare(
-      "INSERT INTO ledger_entries (account_id, at, kind, amount_nano, receipt_id, note) VALUES (?, ?, 'charge', ?, ?, NULL)",
-    ),
     insertFunds: db.prepare(
       "INSERT INTO ledger_entries (account_id, at, kind, amount_nano, receipt_id, note) VALUES (?, ?, 'funds', ?, NULL, ?)",
     ),
+    // Funds come from the ledger; charges are the receipts' costs.
     ledgerTotals: db.prepare(
-      `SELECT coalesce(sum(CASE WHEN kind = 'funds' THEN amount_nano END), 0) AS funds,
-              coalesce(sum(CASE WHEN kind = 'charge' THEN amount_nano END), 0) AS charges
-       FROM ledger_entries WHERE account_id = ?`,
+      `SELECT (SELECT coalesce(sum(amount_nano), 0) FROM ledger_entries WHERE account_id = @accountId AND kind = 'funds') AS funds,
+              (SELECT coalesce(sum(cost_nano), 0) FROM receipts WHERE account_id = @accountId AND cost_nano > 0) AS charges`,
     ),
 
     insertAudit: db.prepare('INSERT INTO audit_log (account_id, at, actor, action, detail) VALUES (?, ?, ?, ?, ?)'),
