@@ -48,6 +48,18 @@ test('reasoning tokens are billed as output and cache writes at the cache-write 
   assert.equal(betaReceipt.usage.reasoning_tokens, 800);
 });
 
+test('a provider reporting more than was held is charged in full, and the receipt says so', async () => {
+  const store = harness.gateway.deps.store;
+  const before = await store.getBalance('default');
+  harness.fake.script('alpha', { text: 'ok', usage: { prompt: 10, completion: 50_000 } });
+  const response = await harness.post('/v1/chat/completions', { model: 'up/alpha', messages: [{ role: 'user', content: 'x' }], max_tokens: 10 });
+  const receipt = await (await harness.get(`/v1/receipts/${response.headers.get('x-svc-receipt-id')}`)).json();
+  assert.equal(receipt.exceeded_hold, true);
+  // 10 x 0.40 + 50000 x 1.60 = 80004 USD per 1M -> 0.080004
+  assert.equal(receipt.cost, '0.080004000');
+  assert.equal(before - (await store.getBalance('default')), 80_004_000);
+});
+
 test('GET /v1/receipts: newest first, limit, before, has_more; bad limits are invalid_request', async () => {
   const ids: string[] = [];
   for (let index = 0; index < 3; index++) {

@@ -153,6 +153,22 @@ describe('gateway CLI', () => {
     assert.equal(balance, 12_500_000_001);
   });
 
+  test('budget set, show and clear: the store enforces it and the audit log records it', async () => {
+    const databasePath = await temporaryDatabase();
+    assert.deepEqual(JSON.parse(await succeed(databasePath, 'budget', 'set', '25.5', '--json')), { monthly_budget: '25.500000000' });
+    const shown = JSON.parse(await succeed(databasePath, 'budget', 'show', '--json'));
+    assert.equal(shown.monthly_budget, '25.500000000');
+    assert.equal(shown.spend, '0.000000000');
+    const month = new Date().toISOString().slice(0, 7);
+    assert.equal(await withStore(databasePath, async (store) => (await store.accountSummary(DEFAULT_ACCOUNT_ID, month)).monthlyBudgetNano), 25_500_000_000);
+    assert.match(await succeed(databasePath, 'budget', 'clear'), /removed/);
+    const audit = await withStore(databasePath, (store) => store.listAudit(DEFAULT_ACCOUNT_ID, 5));
+    assert.deepEqual(audit.filter((entry) => entry.action === 'budget.set').map((entry) => entry.detail.monthly_budget), [null, '25.500000000']);
+    const bad = await gateway(databasePath, 'budget', 'set', 'lots');
+    assert.equal(bad.code, 1);
+    assert.match(bad.stderr, /budget set: "lots" is not a non-negative USD amount/);
+  });
+
   test('migrate is repeatable', async () => {
     const databasePath = await temporaryDatabase();
     assert.match(await succeed(databasePath, 'migrate'), /up to date/);

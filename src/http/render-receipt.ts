@@ -37,6 +37,8 @@ export function renderReceipt(receipt: ReceiptRecord) {
     },
     hold: formatUsd(receipt.holdNano),
     cost: formatUsd(receipt.costNano),
+    // The provider reported more than the worst case allowed for: charged in full all the same.
+    exceeded_hold: receipt.costNano > receipt.holdNano,
     latency_ms: receipt.latencyMs,
     time_to_first_token_ms: receipt.timeToFirstTokenMs,
     error_code: receipt.errorCode,
