@@ -3,7 +3,6 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { estimateInputTokens } from '../src/billing/token-estimate.ts';
 import { parseChatCompletionRequest } from '../src/protocol/openai/parse-chat-request.ts';
-import { DEFAULT_ACCOUNT_ID } from '../src/storage/store.ts';
 import { startHarness, type Harness } from './helpers/gateway-harness.ts';
 
 /**
@@ -231,8 +230,6 @@ let harness: Harness;
 
 before(async () => {
   harness = await startHarness();
-  // Holds of the worst case need a balance: $100 covers every sample on every model.
-  await harness.gateway.deps.store.addFunds(DEFAULT_ACCOUNT_ID, 100_000_000_000, 'test', 'worst-case estimate samples');
 });
 after(() => harness.close());
 

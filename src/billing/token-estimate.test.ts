@@ -155,6 +155,15 @@ describe('estimateInputTokens', () => {
     assert.ok(structured - plain >= countTokens(JSON.stringify(schema)));
   });
 
+  test('measures a request once, however many candidate models it is estimated for', () => {
+    const small = request([user('Which of the candidates is cheapest?')]);
+    const first = estimateInputTokens(small, model);
+    const tokenized = textTokenCache.tokenizedCharacters;
+    assert.equal(estimateInputTokens(small, modelWith(1_600)), first);
+    estimateInputTokens(small, modelWith(3_000));
+    assert.equal(textTokenCache.tokenizedCharacters, tokenized);
+  });
+
   test('a small request is counted directly and caches nothing', () => {
     const small = request([{ role: 'system', content: 'Be brief.' }, user('What is the capital of France?')]);
     estimateInputTokens(small, model);

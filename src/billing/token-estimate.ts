@@ -150,12 +150,21 @@ function measureInput(request: ChatRequest): InputMeasure {
   return measure;
 }
 
+// A request is estimated once per candidate, by routing and again by the hold; the measure does
+// not depend on the model, and a canonical request is not changed after parsing.
+const measured = new WeakMap<ChatRequest, InputMeasure>();
+
 /**
  * Upper bound of the prompt tokens `model` will report for `request`: cl100k counts times
  * INPUT_MARGIN, framing per request, message, tool and tool call, the tool-use prompt when
  * tools are present, and every image at the model's per-image maximum.
  */
 export function estimateInputTokens(request: ChatRequest, model: ModelConfig): number {
-  const { textTokens, framingTokens, images } = measureInput(request);
+  let measure = measured.get(request);
+  if (!measure) {
+    measure = measureInput(request);
+    measured.set(request, measure);
+  }
+  const { textTokens, framingTokens, images } = measure;
   return Math.ceil(textTokens * INPUT_MARGIN) + framingTokens + images * model.maxImageTokens;
 }
