@@ -171,3 +171,15 @@ describe('estimateInputTokens', () => {
     assert.ok(textTokenCache.tokenizedCharacters < 64);
   });
 });
+
+test('the fair count is the bound without its margin, for billing cut-short requests', async () => {
+  const { countInputTokens, estimateInputTokens, estimateTextTokens } = await import('./token-estimate.ts');
+  const text = 'The quick brown fox jumps over the lazy dog. '.repeat(40);
+  const request = { messages: [{ role: 'user' as const, content: [{ type: 'text' as const, text }] }], extra: {} };
+  const model = { maxImageTokens: 1600 } as Parameters<typeof countInputTokens>[1];
+  const fair = countInputTokens(request, model);
+  const bound = estimateInputTokens(request, model);
+  assert.ok(fair >= estimateTextTokens(text));
+  assert.ok(fair < bound);
+  assert.equal(bound - fair, Math.ceil(estimateTextTokens(text) * 1.35) - estimateTextTokens(text));
+});

@@ -159,12 +159,25 @@ const measured = new WeakMap<ChatRequest, InputMeasure>();
  * INPUT_MARGIN, framing per request, message, tool and tool call, the tool-use prompt when
  * tools are present, and every image at the model's per-image maximum.
  */
-export function estimateInputTokens(request: ChatRequest, model: ModelConfig): number {
+function measureOnce(request: ChatRequest): InputMeasure {
   let measure = measured.get(request);
   if (!measure) {
     measure = measureInput(request);
     measured.set(request, measure);
   }
-  const { textTokens, framingTokens, images } = measure;
+  return measure;
+}
+
+export function estimateInputTokens(request: ChatRequest, model: ModelConfig): number {
+  const { textTokens, framingTokens, images } = measureOnce(request);
   return Math.ceil(textTokens * INPUT_MARGIN) + framingTokens + images * model.maxImageTokens;
+}
+
+/**
+ * A fair count of the prompt, without the safety margin: what a cut-short request is billed
+ * for when the provider never reported usage, and what the context-window check uses.
+ */
+export function countInputTokens(request: ChatRequest, model: ModelConfig): number {
+  const { textTokens, framingTokens, images } = measureOnce(request);
+  return textTokens + framingTokens + images * model.maxImageTokens;
 }

@@ -1,7 +1,7 @@
 import type { ModelConfig } from '../config/schema.ts';
 import type { ChatRequest } from '../protocol/canonical/chat-request.ts';
 import type { Usage } from '../protocol/canonical/chat-result.ts';
-import { estimateInputTokens, estimateTextTokens } from './token-estimate.ts';
+import { countInputTokens, estimateTextTokens } from './token-estimate.ts';
 
 /**
  * Usage for an answer whose provider never reported it (a stream cut short, a cancelled
@@ -9,7 +9,7 @@ import { estimateInputTokens, estimateTextTokens } from './token-estimate.ts';
  */
 export function estimateUsage(request: ChatRequest, model: ModelConfig, forwardedText: string): Usage {
   return {
-    inputTokens: estimateInputTokens(request, model),
+    inputTokens: countInputTokens(request, model),
     cachedInputTokens: 0,
     cacheWriteTokens: 0,
     outputTokens: estimateTextTokens(forwardedText),

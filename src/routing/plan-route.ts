@@ -1,7 +1,7 @@
 import { GatewayError } from '../errors/gateway-error.ts';
 import type { ModelConfig } from '../config/schema.ts';
 import type { ChatRequest, ReasoningEffort } from '../protocol/canonical/chat-request.ts';
-import { estimateInputTokens } from '../billing/token-estimate.ts';
+import { countInputTokens } from '../billing/token-estimate.ts';
 import type { Attempt } from '../storage/records.ts';
 import type { ModelCatalog } from './model-catalog.ts';
 
@@ -24,7 +24,7 @@ export function unfitReason(model: ModelConfig, request: ChatRequest): string | 
   if (hasImages(request) && !model.capabilities.vision) return 'does not accept images';
   const maxOutput = request.maxOutputTokens ?? 0;
   if (maxOutput > model.maxOutputTokens) return `max output is ${model.maxOutputTokens} tokens, ${maxOutput} asked`;
-  const input = estimateInputTokens(request, model);
+  const input = countInputTokens(request, model);
   if (input + maxOutput > model.contextWindow) {
     return `context window is ${model.contextWindow} tokens, the request needs about ${input + maxOutput}`;
   }

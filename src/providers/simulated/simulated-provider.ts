@@ -3,7 +3,7 @@ import type { ProviderConfig, SimulatedScriptEntry } from '../../config/schema.t
 import type { ChatRequest } from '../../protocol/canonical/chat-request.ts';
 import type { ChatResult, FinishReason, Usage } from '../../protocol/canonical/chat-result.ts';
 import type { StreamPart } from '../../protocol/canonical/stream-part.ts';
-import { estimateInputTokens, estimateTextTokens } from '../../billing/token-estimate.ts';
+import { countInputTokens, estimateTextTokens } from '../../billing/token-estimate.ts';
 import type { ProviderAdapter, ProviderCall } from '../provider.ts';
 import { ProviderError } from '../provider-error.ts';
 
@@ -63,7 +63,7 @@ function usageOf(call: ProviderCall, plan: Plan): Usage {
   const reasoningTokens = plan.reasoning.length;
   const textTokens = plan.words.length + (plan.toolCall ? estimateTextTokens(plan.toolCall.arguments) + 4 : 0);
   return {
-    inputTokens: estimateInputTokens(call.request, call.model),
+    inputTokens: countInputTokens(call.request, call.model),
     cachedInputTokens: 0,
     cacheWriteTokens: 0,
     outputTokens: reasoningTokens + textTokens,
