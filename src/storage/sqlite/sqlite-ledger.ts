@@ -100,7 +100,8 @@ export function createSqliteLedger(db: Database) {
   let prepared: ReturnType<typeof prepareLedger> | undefined;
   const sql = () => (prepared ??= prepareLedger(db));
 
-  const placeHold = db.transaction((hold: HoldRecord, dailyLimitNano: number | null): HoldDecision => {
+  // Reads, then at most one insert at the very end: nothing partial to undo, so no savepoint.
+  const placeHold = (hold: HoldRecord, dailyLimitNano: number | null): HoldDecision => {
     const statements = sql();
     const account = statements.accountMoney.get(hold.accountId);
     const available = (account?.balance_nano ?? 0) - statements.heldOfAccount.get(hold.accountId)!.held;
@@ -117,7 +118,7 @@ export function createSqliteLedger(db: Database) {
     }
     statements.insertHold.run(holdToRow(hold));
     return { placed: true };
-  });
+  };
 
   /** Inside the receipt's transaction: release its hold and count its cost against the day and month. */
   function settleHold(receipt: ReceiptRecord): void {

@@ -24,6 +24,8 @@ function openDatabase(path: string): Database.Database {
   // NORMAL in WAL mode loses no committed data on a process crash, only on power loss.
   db.pragma('synchronous = NORMAL');
   db.pragma('foreign_keys = ON');
+  // Reads through the page cache of the OS instead of read() calls.
+  db.pragma('mmap_size = 268435456');
   // The checkpoint worker keeps the WAL short; this only bounds it (about 40 MB) should it stop.
   if (!isInMemory(path)) db.pragma('wal_autocheckpoint = 10000');
   return db;
