@@ -4,14 +4,16 @@ import { CliError } from './cli-error.ts';
 import { report, type CommandContext } from './command-context.ts';
 import { displayUsd } from './format.ts';
 
-export async function addFunds(context: CommandContext): Promise<void> {
-  const [amount] = context.args;
-  let nano: number;
+function parseAmount(command: string, text: string | undefined): number {
   try {
-    nano = parseUsd(amount!);
+    return parseUsd(text!);
   } catch (error) {
-    throw new CliError(`funds add: ${(error as Error).message}`);
+    throw new CliError(`${command}: ${(error as Error).message}`);
   }
+}
+
+export async function addFunds(context: CommandContext): Promise<void> {
+  const nano = parseAmount('funds add', context.args[0]);
   if (nano <= 0) throw new CliError('funds add: the amount must be more than 0');
   const balance = await context.store.addFunds(DEFAULT_ACCOUNT_ID, nano, 'cli', context.options.note);
   report(context, { added: formatUsd(nano), balance: formatUsd(balance) }, () => `Added ${displayUsd(nano)}. Balance: ${displayUsd(balance)}.`);
@@ -29,13 +31,7 @@ export async function showFunds(context: CommandContext): Promise<void> {
 
 /** `budget set <usd>`: the account's monthly budget (charges plus holds per UTC month). */
 export async function setBudget(context: CommandContext): Promise<void> {
-  const [amount] = context.args;
-  let nano: number;
-  try {
-    nano = parseUsd(amount!);
-  } catch (error) {
-    throw new CliError(`budget set: ${(error as Error).message}`);
-  }
+  const nano = parseAmount('budget set', context.args[0]);
   await context.store.setMonthlyBudget(DEFAULT_ACCOUNT_ID, nano, 'cli');
   report(context, { monthly_budget: formatUsd(nano) }, () => `Monthly budget set to ${displayUsd(nano)}.`);
 }

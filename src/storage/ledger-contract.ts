@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import type { HoldRecord } from './records.ts';
-import { sampleKey, sampleReceipt } from './store-contract.ts';
+import { sampleKey, sampleReceipt, storeRunner } from './store-contract.ts';
 import { DEFAULT_ACCOUNT_ID, type Store } from './store.ts';
 
 const DAY = '2026-11-21';
@@ -30,16 +30,12 @@ export function sampleHold(overrides: Partial<HoldRecord> = {}): HoldRecord {
 
 /** Ledger behaviour every Store backend must show: holds, charges, limits, recovery. */
 export function runLedgerContract(name: string, makeStore: () => Promise<Store>): void {
-  async function withStore(body: (store: Store) => Promise<void>): Promise<void> {
-    const store = await makeStore();
-    try {
-      await store.migrate();
+  const run = storeRunner(makeStore);
+  const withStore = (body: (store: Store) => Promise<void>) =>
+    run(async (store) => {
       await store.insertKey(sampleKey());
       await body(store);
-    } finally {
-      await store.close();
-    }
-  }
+    });
 
   async function assertInvariant(store: Store): Promise<void> {
     const totals = await store.ledgerTotals(DEFAULT_ACCOUNT_ID);

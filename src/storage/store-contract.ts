@@ -60,8 +60,9 @@ export function sampleReceipt(overrides: Partial<ReceiptRecord> = {}): ReceiptRe
  * The behaviour every Store backend must show. `makeStore` returns a fresh, empty store
  * (migrated or not); each test gets its own and closes it.
  */
-export function runStoreContract(name: string, makeStore: () => Promise<Store>): void {
-  async function withStore(body: (store: Store) => Promise<void>): Promise<void> {
+/** Runs a test body on a fresh, migrated store and closes it after. */
+export function storeRunner(makeStore: () => Promise<Store>) {
+  return async function withStore(body: (store: Store) => Promise<void>): Promise<void> {
     const store = await makeStore();
     try {
       await store.migrate();
@@ -69,7 +70,11 @@ export function runStoreContract(name: string, makeStore: () => Promise<Store>):
     } finally {
       await store.close();
     }
-  }
+  };
+}
+
+export function runStoreContract(name: string, makeStore: () => Promise<Store>): void {
+  const withStore = storeRunner(makeStore);
 
   describe(`Store contract: ${name}`, () => {
     test('migrate is idempotent and leaves the default account at zero', () =>
