@@ -3,11 +3,13 @@ import { GatewayError } from './errors/gateway-error.ts';
 import { newRequestIds } from './lib/ids.ts';
 import type { ApiKeyRecord } from './storage/records.ts';
 import type { GatewayDeps } from './http/gateway-deps.ts';
+import { registerMessagesRoutes } from './http/anthropic/messages-route.ts';
 import { registerBalanceRoute } from './http/balance-route.ts';
 import { installErrorHandling } from './http/error-handling.ts';
 import { registerChatCompletionsRoute } from './http/openai/chat-completions-route.ts';
 import { registerModelsRoute } from './http/models-route.ts';
 import { registerReceiptsRoutes } from './http/receipts-route.ts';
+import { registerResponsesRoute } from './http/responses/responses-route.ts';
 import { routeOptions } from './http/request-context.ts';
 
 /** Model requests only: listing receipts or models never eats a key's request budget. */
@@ -73,6 +75,8 @@ export function buildApp(deps: GatewayDeps): FastifyInstance {
   installErrorHandling(app, deps);
   app.get('/health', { config: { public: true } }, async () => ({ status: 'ok' }));
   registerChatCompletionsRoute(app, deps);
+  registerResponsesRoute(app, deps);
+  registerMessagesRoutes(app, deps);
   registerModelsRoute(app, deps);
   registerReceiptsRoutes(app, deps);
   registerBalanceRoute(app, deps);

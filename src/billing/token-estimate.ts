@@ -1,5 +1,5 @@
 import { countTokens } from 'gpt-tokenizer/encoding/cl100k_base';
-import type { ChatRequest } from '../protocol/canonical/chat-request.ts';
+import type { ChatRequest, ContentPart } from '../protocol/canonical/chat-request.ts';
 import type { ModelConfig } from '../config/schema.ts';
 
 /**
@@ -113,19 +113,29 @@ interface InputMeasure {
   images: number;
 }
 
+function measureParts(measure: InputMeasure, parts: ContentPart[]): void {
+  for (const part of parts) {
+    if (part.type === 'text') measure.textTokens += estimateTextTokens(part.text);
+    else measure.images++;
+  }
+}
+
 function measureInput(request: ChatRequest): InputMeasure {
   const measure: InputMeasure = { textTokens: 0, framingTokens: REQUEST_OVERHEAD, images: 0 };
   for (const message of request.messages) {
     measure.framingTokens += PER_MESSAGE_OVERHEAD;
     switch (message.role) {
       case 'user':
-        for (const part of message.content) {
-          if (part.type === 'text') measure.textTokens += estimateTextTokens(part.text);
-          else measure.images++;
-        }
+        measureParts(measure, message.content);
+        break;
+      case 'tool':
+        if (typeof message.content === 'string') measure.textTokens += estimateTextTokens(message.content);
+        else measureParts(measure, message.content);
         break;
       case 'assistant':
         measure.textTokens += estimateTextTokens(message.content ?? '');
+        // Signed reasoning sent back is prompt again (redacted blocks carry no countable text).
+        for (const block of message.reasoning ?? []) if ('text' in block) measure.textTokens += estimateTextTokens(block.text);
         for (const call of message.toolCalls ?? []) {
           measure.textTokens += estimateTextTokens(call.name) + estimateTextTokens(call.arguments);
           measure.framingTokens += PER_TOOL_CALL_OVERHEAD;

@@ -30,7 +30,10 @@ export interface ErrorSpec {
   retryable: boolean;
   /** OpenAI-style error.type. */
   type: string;
-  /** Anthropic-style error.type, for the /v1/messages route. */
+  /**
+   * Anthropic-style error.type, for the /v1/messages route: the type Anthropic's API sends with
+   * the same status (https://docs.anthropic.com/en/api/errors).
+   */
   anthropicType: string;
 }
 
@@ -50,15 +53,15 @@ export const errorCatalog: Record<ErrorCode, ErrorSpec> = {
   unsupported_parameter: spec(400, false, 'invalid_request_error', 'invalid_request_error'),
   model_not_allowed: spec(403, false, 'permission_error', 'permission_error'),
   insufficient_scope: spec(403, false, 'permission_error', 'permission_error'),
-  insufficient_balance: spec(402, false, 'insufficient_quota', 'invalid_request_error'),
-  budget_exceeded: spec(402, false, 'insufficient_quota', 'invalid_request_error'),
-  cost_cap_reached: spec(402, false, 'insufficient_quota', 'invalid_request_error'),
+  insufficient_balance: spec(402, false, 'insufficient_quota', 'billing_error'),
+  budget_exceeded: spec(402, false, 'insufficient_quota', 'billing_error'),
+  cost_cap_reached: spec(402, false, 'insufficient_quota', 'billing_error'),
   rate_limit_exceeded: spec(429, true, 'rate_limit_error', 'rate_limit_error'),
   not_found: spec(404, false, 'not_found_error', 'not_found_error'),
   quote_expired: spec(410, false, 'invalid_request_error', 'invalid_request_error'),
   context_too_large: spec(413, false, 'invalid_request_error', 'request_too_large'),
   provider_rate_limited: spec(429, true, 'rate_limit_error', 'rate_limit_error'),
-  provider_timeout: spec(504, true, 'api_error', 'api_error'),
+  provider_timeout: spec(504, true, 'api_error', 'timeout_error'),
   provider_unavailable: spec(503, true, 'api_error', 'overloaded_error'),
   provider_bad_request: spec(400, false, 'invalid_request_error', 'invalid_request_error'),
   provider_invalid_response: spec(502, true, 'api_error', 'api_error'),

@@ -1,3 +1,4 @@
+import type { IncomingHttpHeaders } from 'node:http';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { requireModelAllowed, requireScope } from '../auth/key-authenticator.ts';
 import { estimateUsage } from '../billing/usage-estimate.ts';
@@ -9,7 +10,7 @@ import type { ChatResult, Usage } from '../protocol/canonical/chat-result.ts';
 import type { StreamPart } from '../protocol/canonical/stream-part.ts';
 import { ProviderError } from '../providers/provider-error.ts';
 import { generateWithFallback, openStreamWithFallback, type CandidateCaller } from '../routing/call-with-fallback.ts';
-import { planRoute } from '../routing/plan-route.ts';
+import { planRoute, type RoutingOptions } from '../routing/plan-route.ts';
 import type { MeteredRequest } from '../billing/request-meter.ts';
 import type { GatewayDeps } from './gateway-deps.ts';
 import { SseWriter } from './sse-writer.ts';
@@ -18,7 +19,7 @@ import { SseWriter } from './sse-writer.ts';
 export interface ParsedChat {
   model: string;
   stream: boolean;
-  routing: { fallback: boolean; allowedModels?: string[] };
+  routing: RoutingOptions;
   request: ChatRequest;
 }
 
@@ -40,7 +41,8 @@ export interface StreamEncoder {
 
 /** One wire format's side of a chat request: parse the body, render the answer. */
 export interface ChatWire<Parsed extends ParsedChat> {
-  parse(body: unknown): Parsed;
+  /** Validate the body; headers carry what some formats keep there (Anthropic's beta flags). */
+  parse(body: unknown, headers: IncomingHttpHeaders): Parsed;
   renderResult(context: AnswerContext, result: ChatResult, usage: Usage, parsed: Parsed): unknown;
   createEncoder(context: AnswerContext, parsed: Parsed): StreamEncoder;
   /** Completion id for the answer body, from the request id suffix. */
@@ -80,7 +82,7 @@ export async function serveChat<Parsed extends ParsedChat>(
   const metered = request.metered!;
   const key = metered.start.key;
   requireScope(key, 'inference');
-  const parsed = wire.parse(request.body);
+  const parsed = wire.parse(request.body, request.headers);
   metered.requestedModel = parsed.model;
   metered.start.stream = parsed.stream;
   requireModelAllowed(key, parsed.model);
@@ -141,6 +143,8 @@ function partText(part: StreamPart): string {
       return part.name;
     case 'tool-call-delta':
       return part.argumentsDelta;
+    case 'reasoning-signature':
+    case 'reasoning-redacted':
     case 'finish':
       return '';
   }

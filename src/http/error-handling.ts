@@ -2,7 +2,7 @@ import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from
 import { GatewayError, toGatewayError } from '../errors/gateway-error.ts';
 import { renderAnthropicError, renderOpenAIError } from '../errors/render-error.ts';
 import type { GatewayDeps } from './gateway-deps.ts';
-import { routeOptions } from './request-context.ts';
+import { routeOptions, type WireFormat } from './request-context.ts';
 
 /** Fastify's own errors (bad JSON, body too large...) in the contract's terms. */
 function fromFastify(error: FastifyError, bodyLimit: number): GatewayError | null {
@@ -20,11 +20,24 @@ function fromFastify(error: FastifyError, bodyLimit: number): GatewayError | nul
   return null;
 }
 
+/** The route's format; on a route without one (models, unknown paths), Anthropic clients are known by their version header. */
+function errorWire(request: FastifyRequest): WireFormat {
+  return routeOptions(request).wire ?? (request.headers['anthropic-version'] !== undefined ? 'anthropic' : 'openai');
+}
+
+/** The error body the client's SDK parses, and the headers it needs to retry exactly what is retryable. */
+function renderError(request: FastifyRequest, reply: FastifyReply, error: GatewayError): unknown {
+  if (errorWire(request) !== 'anthropic') return renderOpenAIError(error, request.requestId);
+  // Anthropic's SDKs (Claude Code's too) retry every 5xx unless this header says otherwise.
+  reply.header('x-should-retry', String(error.retryable));
+  return renderAnthropicError(error, request.requestId);
+}
+
 export async function sendError(deps: GatewayDeps, request: FastifyRequest, reply: FastifyReply, error: GatewayError): Promise<void> {
   const status = error.code === 'request_cancelled' ? 'cancelled' : 'failed';
   if (request.metered) await request.metered.settle(status, error.code);
   if (reply.sent || reply.raw.headersSent) return;
-  const body = routeOptions(request).wire === 'anthropic' ? renderAnthropicError(error, request.requestId) : renderOpenAIError(error, request.requestId);
+  const body = renderError(request, reply, error);
   reply.code(error.status).headers(error.headers).send(body);
 }
 
@@ -43,6 +56,6 @@ export function installErrorHandling(app: FastifyInstance, deps: GatewayDeps): v
 
   app.setNotFoundHandler((request, reply) => {
     const error = new GatewayError('not_found', `No route ${request.method} ${request.url.split('?')[0]}.`);
-    reply.code(404).send(renderOpenAIError(error, request.requestId));
+    reply.code(404).send(renderError(request, reply, error));
   });
 }

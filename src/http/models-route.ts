@@ -1,6 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import { keyAllowsModel } from '../auth/key-authenticator.ts';
 import type { ModelConfig } from '../config/schema.ts';
+import { GatewayError } from '../errors/gateway-error.ts';
 import { formatUsd } from '../lib/money.ts';
 import type { GatewayDeps } from './gateway-deps.ts';
 import { authenticatedKey } from './request-context.ts';
@@ -40,10 +41,60 @@ function highestPrices(models: ModelConfig[]): ModelConfig['price'] {
   };
 }
 
+/** Anthropic's page size: 20 unless asked, 1 to 1000. */
+function anthropicLimit(value: unknown): number {
+  if (value === undefined) return 20;
+  const limit = typeof value === 'string' && /^\d+$/.test(value) ? Number(value) : NaN;
+  if (!(limit >= 1 && limit <= 1000)) throw new GatewayError('invalid_request', 'limit must be an integer from 1 to 1000');
+  return limit;
+}
+
+/**
+ * The listing as Anthropic clients read it (Claude Code's model discovery), paged like
+ * https://docs.anthropic.com/en/api/models-list with limit, after_id and before_id.
+ */
+function anthropicModelList(entries: Array<{ id: string; display_name: string }>, createdAt: string, query: Record<string, unknown>) {
+  const limit = anthropicLimit(query.limit);
+  const position = (field: string): number | undefined => {
+    const id = query[field];
+    if (id === undefined) return undefined;
+    const index = entries.findIndex((entry) => entry.id === id);
+    if (index === -1) throw new GatewayError('invalid_request', `${field} names no model in the list`);
+    return index;
+  };
+  const after = position('after_id');
+  const before = position('before_id');
+  let page: typeof entries;
+  let hasMore: boolean;
+  if (before !== undefined) {
+    page = entries.slice(Math.max(0, before - limit), before);
+    hasMore = before - limit > 0;
+  } else {
+    const from = after === undefined ? 0 : after + 1;
+    page = entries.slice(from, from + limit);
+    hasMore = from + limit < entries.length;
+  }
+  return {
+    data: page.map((entry) => ({ type: 'model', id: entry.id, display_name: entry.display_name, created_at: createdAt })),
+    has_more: hasMore,
+    first_id: page[0]?.id ?? null,
+    last_id: page.at(-1)?.id ?? null,
+  };
+}
+
 export function registerModelsRoute(app: FastifyInstance, deps: GatewayDeps): void {
   const created = Math.floor(Date.now() / 1000);
   app.get('/v1/models', async (request) => {
     const key = authenticatedKey(request);
+    if (request.headers['anthropic-version'] !== undefined) {
+      const entries = [
+        ...[...deps.catalog.aliases.values()]
+          .filter((alias) => keyAllowsModel(key, alias.name))
+          .map((alias) => ({ id: alias.name, display_name: `${alias.name} (${alias.candidates.map((model) => model.id).join(', ')})` })),
+        ...[...deps.catalog.models.values()].filter((model) => keyAllowsModel(key, model.id)).map((model) => ({ id: model.id, display_name: model.id })),
+      ];
+      return anthropicModelList(entries, new Date(created * 1000).toISOString(), request.query as Record<string, unknown>);
+    }
     const data: unknown[] = [];
     for (const alias of deps.catalog.aliases.values()) {
       if (!keyAllowsModel(key, alias.name)) continue;

@@ -15,15 +15,28 @@ export interface RoutePlan {
 }
 
 function hasImages(request: ChatRequest): boolean {
-  return request.messages.some((message) => message.role === 'user' && message.content.some((part) => part.type === 'image'));
+  return request.messages.some(
+    (message) => (message.role === 'user' || message.role === 'tool') && typeof message.content !== 'string' && message.content.some((part) => part.type === 'image'),
+  );
+}
+
+export interface RoutingOptions {
+  fallback: boolean;
+  allowedModels?: string[];
+  /**
+   * A max output above a candidate's maximum is lowered to it rather than skipping the
+   * candidate: Anthropic's max_tokens is required, so its clients send a large number.
+   */
+  clampMaxOutput?: boolean;
 }
 
 /** Why `model` cannot serve `request`, or null when it can. */
-export function unfitReason(model: ModelConfig, request: ChatRequest): string | null {
+export function unfitReason(model: ModelConfig, request: ChatRequest, clampMaxOutput = false): string | null {
   if (request.tools?.length && !model.capabilities.tools) return 'does not support tools';
   if (hasImages(request) && !model.capabilities.vision) return 'does not accept images';
-  const maxOutput = request.maxOutputTokens ?? 0;
-  if (maxOutput > model.maxOutputTokens) return `max output is ${model.maxOutputTokens} tokens, ${maxOutput} asked`;
+  const asked = request.maxOutputTokens ?? 0;
+  if (asked > model.maxOutputTokens && !clampMaxOutput) return `max output is ${model.maxOutputTokens} tokens, ${asked} asked`;
+  const maxOutput = Math.min(asked, model.maxOutputTokens);
   const input = countInputTokens(request, model);
   if (input + maxOutput > model.contextWindow) {
     return `context window is ${model.contextWindow} tokens, the request needs about ${input + maxOutput}`;
@@ -39,7 +52,7 @@ export function planRoute(
   catalog: ModelCatalog,
   requested: string,
   request: ChatRequest,
-  routing: { fallback: boolean; allowedModels?: string[] },
+  routing: RoutingOptions,
 ): RoutePlan {
   const alias = catalog.aliases.get(requested);
   const model = catalog.models.get(requested);
@@ -60,7 +73,7 @@ export function planRoute(
   const fit: ModelConfig[] = [];
   const skipped: Attempt[] = [];
   for (const candidate of candidates) {
-    const reason = unfitReason(candidate, request);
+    const reason = unfitReason(candidate, request, routing.clampMaxOutput);
     if (reason) skipped.push({ model: candidate.id, outcome: 'skipped', errorCode: 'unsupported_parameter', detail: reason, latencyMs: 0 });
     else fit.push(candidate);
   }
@@ -71,6 +84,6 @@ export function planRoute(
   return {
     candidates: routing.fallback ? fit : fit.slice(0, 1),
     skipped,
-    reasoningEffort: request.reasoningEffort ?? alias?.reasoning,
+    reasoningEffort: request.reasoningEffort === 'none' ? undefined : (request.reasoningEffort ?? alias?.reasoning),
   };
 }

@@ -2,9 +2,16 @@
 
 export type ReasoningEffort = 'low' | 'medium' | 'xhigh';
 
+/**
+ * A provider's cache breakpoint as the client sent it (Anthropic `cache_control`), kept opaque
+ * so it reaches a provider that understands it unchanged; other providers ignore it.
+ */
+export type CacheControl = Record<string, unknown>;
+
 export interface TextPart {
   type: 'text';
   text: string;
+  cacheControl?: CacheControl;
 }
 
 export interface ImagePart {
@@ -12,6 +19,7 @@ export interface ImagePart {
   /** http(s) URL or data: URL. */
   url: string;
   detail?: 'auto' | 'low' | 'high';
+  cacheControl?: CacheControl;
 }
 
 export type ContentPart = TextPart | ImagePart;
@@ -23,19 +31,48 @@ export interface ToolCall {
   arguments: string;
 }
 
+/**
+ * Reasoning a model produced in an earlier turn, as its provider handed it out: readable text
+ * with the provider's signature over it, or an opaque redacted block. Providers that verify
+ * signatures (Anthropic) need them back unchanged; others ignore them.
+ */
+export type ReasoningBlock = { text: string; signature?: string } | { redacted: string };
+
 export type ChatMessage =
-  | { role: 'system' | 'developer'; content: string }
+  | { role: 'system' | 'developer'; content: string; cacheControl?: CacheControl }
   | { role: 'user'; content: ContentPart[] }
-  | { role: 'assistant'; content: string | null; toolCalls?: ToolCall[] }
-  | { role: 'tool'; toolCallId: string; content: string };
+  | {
+      role: 'assistant';
+      content: string | null;
+      toolCalls?: ToolCall[];
+      /** Reasoning that came before the answer, in order. */
+      reasoning?: ReasoningBlock[];
+      /** Cache breakpoint on the last block of the turn. */
+      cacheControl?: CacheControl;
+    }
+  | {
+      role: 'tool';
+      toolCallId: string;
+      /** Text, or text and images when the tool returned images. */
+      content: string | ContentPart[];
+      /** The tool reported a failure. */
+      isError?: boolean;
+      cacheControl?: CacheControl;
+    };
 
 export interface ToolDefinition {
   name: string;
   description?: string;
-  /** JSON Schema of the arguments. */
+  /** JSON Schema of the arguments; absent for a provider's built-in tools. */
   parameters?: Record<string, unknown>;
   /** OpenAI structured-outputs flag, kept for providers that understand it. */
   strict?: boolean;
+  cacheControl?: CacheControl;
+  /**
+   * Other fields of the tool as the client sent them (e.g. Anthropic `defer_loading`, or `type`
+   * of a provider's built-in tool), for a provider of the client's own format.
+   */
+  extra?: Record<string, unknown>;
 }
 
 export type ToolChoice = 'auto' | 'none' | 'required' | { name: string };
@@ -50,8 +87,16 @@ export interface ChatRequest {
   temperature?: number;
   topP?: number;
   stop?: string[];
-  /** Asked by the client; when absent the alias default applies. */
-  reasoningEffort?: ReasoningEffort;
+  /** Asked by the client; when absent the alias default applies; 'none' turns reasoning off. */
+  reasoningEffort?: ReasoningEffort | 'none';
+  /** Beta features the client enabled (Anthropic's anthropic-beta header), for providers that have them. */
+  betas?: string[];
   /** Fields the gateway does not know, forwarded to the provider unchanged. */
   extra: Record<string, unknown>;
+}
+
+/** The text of a tool result, its images left out. */
+export function toolResultText(content: string | ContentPart[]): string {
+  if (typeof content === 'string') return content;
+  return content.map((part) => (part.type === 'text' ? part.text : '')).join('');
 }

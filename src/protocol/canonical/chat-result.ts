@@ -1,4 +1,4 @@
-import type { ToolCall } from './chat-request.ts';
+import type { ReasoningBlock, ToolCall } from './chat-request.ts';
 
 export type FinishReason = 'stop' | 'length' | 'tool_calls' | 'content_filter';
 
@@ -18,9 +18,14 @@ export interface Usage {
 
 export interface ChatResult {
   content: string;
+  /** All reasoning text, joined. */
   reasoning?: string;
+  /** The same reasoning as the provider's blocks, with signatures, when it signs them. */
+  reasoningBlocks?: ReasoningBlock[];
   toolCalls: ToolCall[];
   finishReason: FinishReason;
+  /** The client's stop sequence that ended the answer, when the provider says which. */
+  stopSequence?: string;
   /** Absent when the provider did not report usage. */
   usage?: Usage;
 }

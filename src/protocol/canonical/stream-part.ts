@@ -7,8 +7,12 @@ import type { FinishReason, Usage } from './chat-result.ts';
 export type StreamPart =
   | { type: 'text-delta'; text: string }
   | { type: 'reasoning-delta'; text: string }
+  /** Closes the reasoning block streamed so far with the provider's signature over it. */
+  | { type: 'reasoning-signature'; signature: string }
+  /** A reasoning block the provider only hands out encrypted. */
+  | { type: 'reasoning-redacted'; data: string }
   /** A tool call begins; `index` orders calls within the answer (0, 1, ...). */
   | { type: 'tool-call-start'; index: number; id: string; name: string }
   | { type: 'tool-call-delta'; index: number; argumentsDelta: string }
   /** Last part of a successful stream. Usage is absent when the provider did not report it. */
-  | { type: 'finish'; finishReason: FinishReason; usage?: Usage };
+  | { type: 'finish'; finishReason: FinishReason; usage?: Usage; stopSequence?: string };

@@ -159,7 +159,8 @@ function stop(value: unknown): string[] | undefined {
   return invalid('stop must be a string or an array of strings');
 }
 
-function routing(value: unknown): ParsedChatCompletion['routing'] {
+/** The gateway's own `routing` object, shared by every OpenAI-style wire format. */
+export function parseRouting(value: unknown): ParsedChatCompletion['routing'] {
   if (value === undefined || value === null) return { fallback: true };
   if (!isObject(value)) invalid('routing must be an object');
   const fallback = optionalBoolean(value.fallback, 'routing.fallback') ?? true;
@@ -210,7 +211,7 @@ export function parseChatCompletionRequest(body: unknown): ParsedChatCompletion 
     model: body.model,
     stream: optionalBoolean(body.stream, 'stream') ?? false,
     includeUsage: isObject(streamOptions) && streamOptions.include_usage === true,
-    routing: routing(body.routing),
+    routing: parseRouting(body.routing),
     request,
   };
 }

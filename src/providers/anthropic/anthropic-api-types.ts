@@ -7,21 +7,38 @@ export type AnthropicImageSource =
   | { type: 'base64'; media_type: string; data: string }
   | { type: 'url'; url: string };
 
+/** Anthropic's cache breakpoint, e.g. `{type: 'ephemeral', ttl: '1h'}`, passed through as the client sent it. */
+export type AnthropicCacheControl = Record<string, unknown>;
+
+export type AnthropicTextBlock = { type: 'text'; text: string; cache_control?: AnthropicCacheControl };
+export type AnthropicImageBlock = { type: 'image'; source: AnthropicImageSource; cache_control?: AnthropicCacheControl };
+
 export type AnthropicRequestBlock =
-  | { type: 'text'; text: string }
-  | { type: 'image'; source: AnthropicImageSource }
-  | { type: 'tool_use'; id: string; name: string; input: Record<string, unknown> }
-  | { type: 'tool_result'; tool_use_id: string; content?: string };
+  | AnthropicTextBlock
+  | AnthropicImageBlock
+  | { type: 'thinking'; thinking: string; signature: string }
+  | { type: 'redacted_thinking'; data: string }
+  | { type: 'tool_use'; id: string; name: string; input: Record<string, unknown>; cache_control?: AnthropicCacheControl }
+  | {
+      type: 'tool_result';
+      tool_use_id: string;
+      content?: string | Array<AnthropicTextBlock | AnthropicImageBlock>;
+      is_error?: boolean;
+      cache_control?: AnthropicCacheControl;
+    };
 
 export interface AnthropicRequestMessage {
   role: 'user' | 'assistant';
   content: AnthropicRequestBlock[];
 }
 
+/** A client tool (with input_schema) or one of Anthropic's own tools (with a `type`), plus any fields the client sent. */
 export interface AnthropicTool {
   name: string;
   description?: string;
-  input_schema: Record<string, unknown>;
+  input_schema?: Record<string, unknown>;
+  cache_control?: AnthropicCacheControl;
+  [extra: string]: unknown;
 }
 
 export type AnthropicToolChoice =
@@ -33,7 +50,7 @@ export interface AnthropicMessagesBody {
   model: string;
   max_tokens: number;
   messages: AnthropicRequestMessage[];
-  system?: string;
+  system?: string | AnthropicTextBlock[];
   tools?: AnthropicTool[];
   tool_choice?: AnthropicToolChoice;
   stop_sequences?: string[];

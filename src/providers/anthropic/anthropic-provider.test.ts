@@ -115,6 +115,7 @@ describe('generate', () => {
     assert.deepEqual(result, {
       content: 'Let me check.',
       reasoning: 'The user wants weather.',
+      reasoningBlocks: [{ text: 'The user wants weather.', signature: 'fake-signature-EqQBCgIYAhIM' }],
       toolCalls: [{ id: 'toolu_1', name: 'get_weather', arguments: '{"city":"Paris"}' }],
       finishReason: 'tool_calls',
       usage: { inputTokens: 1_000, cachedInputTokens: 800, cacheWriteTokens: 100, outputTokens: 50, reasoningTokens: 0 },
@@ -128,6 +129,13 @@ describe('generate', () => {
     await provider.generate(call());
     assert.equal(fake.requests.length, 4);
     assert.equal(fake.connectionCount, 1);
+  });
+
+  test("sends the client's betas beside the configured ones", async () => {
+    await provider.generate(call({ betas: ['context-management-2025-06-27', 'test-beta'] }));
+    await provider.generate(call());
+    assert.equal(fake.requests[0]!.headers['anthropic-beta'], 'test-beta,context-management-2025-06-27');
+    assert.equal(fake.requests[1]!.headers['anthropic-beta'], 'test-beta');
   });
 
   test('a body that is not JSON is an invalid response', async () => {
@@ -159,6 +167,10 @@ describe('stream', () => {
     const text = (type: StreamPart['type']) =>
       parts.filter((part) => part.type === type).map((part) => (part as { text: string }).text).join('');
     assert.equal(text('reasoning-delta'), 'Need the weather.');
+    const signatureAt = parts.findIndex((part) => part.type === 'reasoning-signature');
+    assert.deepEqual(parts[signatureAt], { type: 'reasoning-signature', signature: 'fake-signature-EqQBCgIYAhIM' });
+    assert.ok(signatureAt > parts.findLastIndex((part) => part.type === 'reasoning-delta'), 'the signature closes the thinking');
+    assert.ok(signatureAt < parts.findIndex((part) => part.type === 'text-delta'));
     assert.equal(text('text-delta'), 'Checking both.');
     assert.deepEqual(
       parts.filter((part) => part.type === 'tool-call-start'),

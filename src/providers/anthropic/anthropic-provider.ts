@@ -32,7 +32,7 @@ export function createAnthropicProvider(config: ProviderConfig): ProviderAdapter
   };
 
   async function generate(call: ProviderCall): Promise<ChatResult> {
-    const response = await postJson(agent, url, headers, requestBody(call, false), call.signal);
+    const response = await postJson(agent, url, headersFor(headers, call), requestBody(call, false), call.signal);
     const body = await readJson(response, call.signal);
     try {
       return convertFromAnthropicMessage(body);
@@ -43,7 +43,7 @@ export function createAnthropicProvider(config: ProviderConfig): ProviderAdapter
 
   /** An async generator, so the request and its status check run on the first next(). */
   async function* stream(call: ProviderCall): AsyncGenerator<StreamPart> {
-    const response = await postJson(agent, url, headers, requestBody(call, true), call.signal);
+    const response = await postJson(agent, url, headersFor(headers, call), requestBody(call, true), call.signal);
     try {
       const contentType = String(response.headers['content-type'] ?? '');
       if (!contentType.includes('text/event-stream')) {
@@ -61,6 +61,18 @@ export function createAnthropicProvider(config: ProviderConfig): ProviderAdapter
   }
 
   return { generate, stream, close: () => agent.close() };
+}
+
+/**
+ * The betas an Anthropic client enabled go upstream with the configured ones: fields such as
+ * `context_management` are refused without theirs.
+ */
+function headersFor(headers: Record<string, string>, call: ProviderCall): Record<string, string> {
+  const betas = call.request.betas;
+  if (!betas?.length) return headers;
+  const name = Object.keys(headers).find((key) => key.toLowerCase() === 'anthropic-beta') ?? 'anthropic-beta';
+  const configured = (headers[name] ?? '').split(',').map((beta) => beta.trim()).filter(Boolean);
+  return { ...headers, [name]: [...new Set([...configured, ...betas])].join(',') };
 }
 
 function requestBody(call: ProviderCall, stream: boolean): AnthropicMessagesBody {

@@ -102,7 +102,7 @@ test('rejects events without the documented fields', async () => {
   assert.ok(jsonIntoText.error instanceof AnthropicFormatError);
 });
 
-test('turns thinking into reasoning and skips signatures, pings and unknown events', async () => {
+test('turns thinking into reasoning with its signature, keeps redacted thinking, skips pings and unknown events', async () => {
   const { parts } = await run([
     start(),
     { type: 'ping' },
@@ -114,6 +114,24 @@ test('turns thinking into reasoning and skips signatures, pings and unknown even
     { type: 'message_delta', delta: { stop_reason: 'max_tokens' }, usage: { output_tokens: 9 } },
     { type: 'message_stop' },
   ]);
-  assert.deepEqual(parts.slice(0, -1), [{ type: 'reasoning-delta', text: 'hmm' }]);
+  assert.deepEqual(parts.slice(0, -1), [
+    { type: 'reasoning-delta', text: 'hmm' },
+    { type: 'reasoning-signature', signature: 'sig' },
+    { type: 'reasoning-redacted', data: 'xyz' },
+  ]);
   assert.equal((parts.at(-1) as { finishReason: string }).finishReason, 'length');
+});
+
+test('names the stop sequence that ended the answer', async () => {
+  const { parts } = await run([
+    start(),
+    { type: 'message_delta', delta: { stop_reason: 'stop_sequence', stop_sequence: 'END' }, usage: { output_tokens: 1 } },
+    { type: 'message_stop' },
+  ]);
+  assert.deepEqual(parts.at(-1), {
+    type: 'finish',
+    finishReason: 'stop',
+    usage: { inputTokens: 5, cachedInputTokens: 0, cacheWriteTokens: 0, outputTokens: 1, reasoningTokens: 0 },
+    stopSequence: 'END',
+  });
 });

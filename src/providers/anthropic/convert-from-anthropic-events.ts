@@ -26,6 +26,7 @@ class AnthropicStreamState {
   // Usage arrives in halves: the input side in message_start, the output count in message_delta.
   private usage: AnthropicUsage | undefined;
   private stopReason: string | undefined;
+  private stopSequence: string | undefined;
   // Content block index -> tool call index; tool calls are numbered 0, 1, ... apart from text blocks.
   private readonly toolIndexByBlock = new Map<number, number>();
   private nextToolIndex = 0;
@@ -41,11 +42,19 @@ class AnthropicStreamState {
         return this.continueBlock(blockIndex(event), field(event, 'delta'));
       case 'message_delta':
         if (isRecord(event.delta) && typeof event.delta.stop_reason === 'string') this.stopReason = event.delta.stop_reason;
+        if (isRecord(event.delta) && typeof event.delta.stop_sequence === 'string') this.stopSequence = event.delta.stop_sequence;
         if (isRecord(event.usage)) this.addUsage(event.usage);
         return [];
       case 'message_stop':
         this.finished = true;
-        return [{ type: 'finish', finishReason: mapAnthropicStopReason(this.stopReason), ...(this.usage ? { usage: mapAnthropicUsage(this.usage) } : {}) }];
+        return [
+          {
+            type: 'finish',
+            finishReason: mapAnthropicStopReason(this.stopReason),
+            ...(this.usage ? { usage: mapAnthropicUsage(this.usage) } : {}),
+            ...(this.stopReason === 'stop_sequence' && this.stopSequence !== undefined ? { stopSequence: this.stopSequence } : {}),
+          },
+        ];
       case 'error':
         throw new AnthropicStreamInterrupted(`stream error: ${describeError(event) ?? 'unknown error'}`);
       default:
@@ -66,8 +75,10 @@ class AnthropicStreamState {
         this.toolIndexByBlock.set(index, toolIndex);
         return [{ type: 'tool-call-start', index: toolIndex, id: block.id, name: block.name }];
       }
+      case 'redacted_thinking':
+        return typeof block.data === 'string' ? [{ type: 'reasoning-redacted', data: block.data }] : [];
       default:
-        // redacted_thinking and server tool blocks carry nothing the canonical parts can hold.
+        // Server tool blocks carry nothing the canonical parts can hold.
         return [];
     }
   }
@@ -85,8 +96,10 @@ class AnthropicStreamState {
         // Anthropic opens every tool input with an empty fragment; it says nothing.
         return argumentsDelta === '' ? [] : [{ type: 'tool-call-delta', index: toolIndex, argumentsDelta }];
       }
+      case 'signature_delta':
+        return [{ type: 'reasoning-signature', signature: stringField(delta, 'signature') }];
       default:
-        // signature_delta and citations_delta have no canonical counterpart.
+        // citations_delta has no canonical counterpart.
         return [];
     }
   }

@@ -1,4 +1,4 @@
-import type { ToolCall } from '../../protocol/canonical/chat-request.ts';
+import type { ReasoningBlock, ToolCall } from '../../protocol/canonical/chat-request.ts';
 import type { ChatResult } from '../../protocol/canonical/chat-result.ts';
 import { isRecord, type AnthropicUsage } from './anthropic-api-types.ts';
 import { AnthropicFormatError } from './map-anthropic-error.ts';
@@ -7,13 +7,14 @@ import { mapAnthropicUsage } from './map-anthropic-usage.ts';
 
 /**
  * A non-streaming Messages API answer -> canonical result; AnthropicFormatError when it does
- * not have the documented shape. Block types this adapter does not know (server tools, redacted thinking) are skipped.
+ * not have the documented shape. Thinking keeps its signature; block types this adapter does not know (server tools) are skipped.
  * https://docs.anthropic.com/en/api/messages#response-content
  */
 export function convertFromAnthropicMessage(body: unknown): ChatResult {
   if (!isRecord(body) || !Array.isArray(body.content)) throw new AnthropicFormatError('no content array');
   let text = '';
   let reasoning: string | undefined;
+  const reasoningBlocks: ReasoningBlock[] = [];
   const toolCalls: ToolCall[] = [];
   for (const block of body.content) {
     if (!isRecord(block)) throw new AnthropicFormatError('a content block is not an object');
@@ -23,6 +24,9 @@ export function convertFromAnthropicMessage(body: unknown): ChatResult {
     } else if (block.type === 'thinking') {
       if (typeof block.thinking !== 'string') throw new AnthropicFormatError('thinking block without thinking');
       reasoning = (reasoning ?? '') + block.thinking;
+      reasoningBlocks.push(typeof block.signature === 'string' ? { text: block.thinking, signature: block.signature } : { text: block.thinking });
+    } else if (block.type === 'redacted_thinking') {
+      if (typeof block.data === 'string') reasoningBlocks.push({ redacted: block.data });
     } else if (block.type === 'tool_use') {
       if (typeof block.id !== 'string' || typeof block.name !== 'string') throw new AnthropicFormatError('tool_use block without id or name');
       toolCalls.push({ id: block.id, name: block.name, arguments: JSON.stringify(block.input ?? {}) });
@@ -34,6 +38,8 @@ export function convertFromAnthropicMessage(body: unknown): ChatResult {
     finishReason: mapAnthropicStopReason(typeof body.stop_reason === 'string' ? body.stop_reason : undefined),
   };
   if (reasoning !== undefined) result.reasoning = reasoning;
+  if (reasoningBlocks.length > 0) result.reasoningBlocks = reasoningBlocks;
+  if (body.stop_reason === 'stop_sequence' && typeof body.stop_sequence === 'string') result.stopSequence = body.stop_sequence;
   if (isRecord(body.usage)) result.usage = mapAnthropicUsage(body.usage as AnthropicUsage);
   return result;
 }

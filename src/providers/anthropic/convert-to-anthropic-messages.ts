@@ -1,40 +1,49 @@
-import type { ChatMessage, ContentPart, ToolCall } from '../../protocol/canonical/chat-request.ts';
-import type { AnthropicRequestBlock, AnthropicRequestMessage } from './anthropic-api-types.ts';
+import type { CacheControl, ChatMessage, ContentPart, ReasoningBlock, ToolCall } from '../../protocol/canonical/chat-request.ts';
+import type {
+  AnthropicImageBlock,
+  AnthropicRequestBlock,
+  AnthropicRequestMessage,
+  AnthropicTextBlock,
+} from './anthropic-api-types.ts';
 
 /**
- * Canonical messages -> Anthropic `system` and alternating user/assistant turns.
+ * Canonical messages -> Anthropic `system` and alternating user/assistant turns. Cache
+ * breakpoints, signed thinking and tool-result images go back as the client sent them.
  * https://docs.anthropic.com/en/api/messages#body-messages
  */
 export function convertToAnthropicMessages(messages: ChatMessage[]): {
-  system?: string;
+  system?: string | AnthropicTextBlock[];
   messages: AnthropicRequestMessage[];
 } {
-  const systemTexts: string[] = [];
+  const systemBlocks: AnthropicTextBlock[] = [];
   const turns: AnthropicRequestMessage[] = [];
   for (const message of messages) {
     switch (message.role) {
       case 'system':
       case 'developer':
         // Anthropic has one system prompt and no developer role; both become system text.
-        if (message.content.trim() !== '') systemTexts.push(message.content);
+        if (message.content.trim() !== '') systemBlocks.push(withCacheControl({ type: 'text', text: message.content }, message.cacheControl));
         break;
       case 'user':
         appendTurn(turns, 'user', message.content.flatMap(convertUserPart));
         break;
       case 'assistant':
-        appendTurn(turns, 'assistant', convertAssistant(message.content, message.toolCalls ?? []));
+        appendTurn(turns, 'assistant', convertAssistant(message));
         break;
       case 'tool':
         // Tool results travel in a user turn; consecutive ones merge into that same turn.
-        appendTurn(turns, 'user', [
-          message.content === ''
-            ? { type: 'tool_result', tool_use_id: toAnthropicToolId(message.toolCallId) }
-            : { type: 'tool_result', tool_use_id: toAnthropicToolId(message.toolCallId), content: message.content },
-        ]);
+        appendTurn(turns, 'user', [convertToolResult(message)]);
         break;
     }
   }
-  return systemTexts.length > 0 ? { system: systemTexts.join('\n\n'), messages: turns } : { messages: turns };
+  if (systemBlocks.length === 0) return { messages: turns };
+  // Cache breakpoints need the blocks; without any, one string is the simplest body.
+  const cached = systemBlocks.some((block) => block.cache_control !== undefined);
+  return { system: cached ? systemBlocks : systemBlocks.map((block) => block.text).join('\n\n'), messages: turns };
+}
+
+function withCacheControl<Block extends object>(block: Block, cacheControl: CacheControl | undefined): Block & { cache_control?: CacheControl } {
+  return cacheControl === undefined ? block : { ...block, cache_control: cacheControl };
 }
 
 /** Anthropic wants strictly alternating roles, so a turn of the same role as the last one merges into it. */
@@ -55,19 +64,43 @@ function appendTurn(turns: AnthropicRequestMessage[], role: 'user' | 'assistant'
   }
 }
 
-function convertUserPart(part: ContentPart): AnthropicRequestBlock[] {
-  if (part.type === 'image') return [{ type: 'image', source: convertImageSource(part.url) }];
+function convertUserPart(part: ContentPart): Array<AnthropicTextBlock | AnthropicImageBlock> {
+  if (part.type === 'image') return [withCacheControl({ type: 'image', source: convertImageSource(part.url) }, part.cacheControl)];
   // Anthropic rejects text blocks that are empty or only whitespace.
-  return part.text.trim() === '' ? [] : [{ type: 'text', text: part.text }];
+  return part.text.trim() === '' ? [] : [withCacheControl({ type: 'text', text: part.text }, part.cacheControl)];
 }
 
-function convertAssistant(content: string | null, toolCalls: ToolCall[]): AnthropicRequestBlock[] {
-  const blocks: AnthropicRequestBlock[] = [];
-  if (content !== null && content.trim() !== '') blocks.push({ type: 'text', text: content });
-  for (const call of toolCalls) {
-    blocks.push({ type: 'tool_use', id: toAnthropicToolId(call.id), name: call.name, input: parseToolInput(call.arguments) });
+function convertToolResult(message: Extract<ChatMessage, { role: 'tool' }>): AnthropicRequestBlock {
+  const block: Extract<AnthropicRequestBlock, { type: 'tool_result' }> = { type: 'tool_result', tool_use_id: toAnthropicToolId(message.toolCallId) };
+  if (typeof message.content === 'string') {
+    if (message.content !== '') block.content = message.content;
+  } else {
+    const content = message.content.flatMap(convertUserPart);
+    if (content.length > 0) block.content = content;
   }
-  return blocks;
+  if (message.isError) block.is_error = true;
+  return withCacheControl(block, message.cacheControl);
+}
+
+/** Signed thinking first (Anthropic checks the signatures), then text, then tool uses. */
+function convertAssistant(message: Extract<ChatMessage, { role: 'assistant' }>): AnthropicRequestBlock[] {
+  const answer: AnthropicRequestBlock[] = [];
+  if (message.content !== null && message.content.trim() !== '') answer.push({ type: 'text', text: message.content });
+  for (const call of message.toolCalls ?? []) answer.push(convertToolCall(call));
+  // A breakpoint goes on the last block of the turn; thinking blocks cannot carry one.
+  const last = answer.at(-1);
+  if (last && message.cacheControl !== undefined) answer[answer.length - 1] = withCacheControl(last, message.cacheControl) as AnthropicRequestBlock;
+  return answer.length === 0 ? [] : [...(message.reasoning ?? []).flatMap(convertReasoning), ...answer];
+}
+
+function convertToolCall(call: ToolCall): AnthropicRequestBlock {
+  return { type: 'tool_use', id: toAnthropicToolId(call.id), name: call.name, input: parseToolInput(call.arguments) };
+}
+
+/** Reasoning without a signature came from another provider; Anthropic would reject it, so it stays behind. */
+function convertReasoning(block: ReasoningBlock): AnthropicRequestBlock[] {
+  if ('redacted' in block) return [{ type: 'redacted_thinking', data: block.redacted }];
+  return block.signature ? [{ type: 'thinking', thinking: block.text, signature: block.signature }] : [];
 }
 
 /**

@@ -189,6 +189,95 @@ describe('request fields', () => {
   });
 });
 
+describe('what Anthropic clients send, sent back exactly', () => {
+  const cache = { type: 'ephemeral', ttl: '1h' };
+
+  test('system blocks with cache_control stay blocks; without any, they join into one string', () => {
+    const body = convert({
+      messages: [{ role: 'system', content: 'You are Claude Code.', cacheControl: cache }, { role: 'system', content: 'Rules.' }, user('hi')],
+    });
+    assert.deepEqual(body.system, [{ type: 'text', text: 'You are Claude Code.', cache_control: cache }, { type: 'text', text: 'Rules.' }]);
+    assert.equal(convert({ messages: [{ role: 'system', content: 'A' }, { role: 'system', content: 'B' }, user('hi')] }).system, 'A\n\nB');
+  });
+
+  test('cache_control on text, images, tool results and the last block of an assistant turn', () => {
+    const body = convert({
+      messages: [
+        { role: 'user', content: [{ type: 'text', text: 'look', cacheControl: cache }, { type: 'image', url: 'data:image/png;base64,AAAA', cacheControl: cache }] },
+        { role: 'assistant', content: 'ok', toolCalls: [{ id: 'toolu_1', name: 'Read', arguments: '{}' }], cacheControl: cache },
+        {
+          role: 'tool',
+          toolCallId: 'toolu_1',
+          content: [{ type: 'text', text: 'an image:' }, { type: 'image', url: 'data:image/png;base64,BBBB' }],
+          isError: true,
+          cacheControl: cache,
+        },
+      ],
+    });
+    assert.deepEqual(body.messages, [
+      {
+        role: 'user',
+        content: [
+          { type: 'text', text: 'look', cache_control: cache },
+          { type: 'image', source: { type: 'base64', media_type: 'image/png', data: 'AAAA' }, cache_control: cache },
+        ],
+      },
+      {
+        role: 'assistant',
+        content: [{ type: 'text', text: 'ok' }, { type: 'tool_use', id: 'toolu_1', name: 'Read', input: {}, cache_control: cache }],
+      },
+      {
+        role: 'user',
+        content: [
+          {
+            type: 'tool_result',
+            tool_use_id: 'toolu_1',
+            content: [{ type: 'text', text: 'an image:' }, { type: 'image', source: { type: 'base64', media_type: 'image/png', data: 'BBBB' } }],
+            is_error: true,
+            cache_control: cache,
+          },
+        ],
+      },
+    ]);
+  });
+
+  test('signed and redacted thinking open the assistant turn, in order', () => {
+    const body = convert({
+      messages: [
+        user('q'),
+        { role: 'assistant', content: 'a', reasoning: [{ text: 't1', signature: 's1' }, { redacted: 'r' }, { text: 'unsigned' }] },
+        user('q2'),
+      ],
+    });
+    assert.deepEqual(body.messages[1]!.content, [
+      { type: 'thinking', thinking: 't1', signature: 's1' },
+      { type: 'redacted_thinking', data: 'r' },
+      { type: 'text', text: 'a' },
+    ]);
+  });
+
+  test('an assistant prefill keeps its thinking only when thinking is on', () => {
+    const messages: ChatMessage[] = [user('q'), { role: 'assistant', content: 'The answer is', reasoning: [{ text: 't', signature: 's' }] }];
+    assert.deepEqual(convert({ messages }).messages[1]!.content, [{ type: 'text', text: 'The answer is' }]);
+    assert.deepEqual(convert({ messages }, { reasoningEffort: 'low' }).messages[1]!.content.map((block) => block.type), ['thinking', 'text']);
+  });
+
+  test("tools keep cache_control and the client's extra fields; built-in tools get no input schema", () => {
+    const body = convert({
+      tools: [
+        { name: 'Later', parameters: { type: 'object' }, cacheControl: cache, extra: { defer_loading: true } },
+        { name: 'web_search', extra: { type: 'web_search_20250305', max_uses: 3 } },
+        { name: 'Custom', extra: { type: 'custom' } },
+      ],
+    });
+    assert.deepEqual(body.tools, [
+      { name: 'Later', input_schema: { type: 'object' }, cache_control: cache, defer_loading: true },
+      { type: 'web_search_20250305', max_uses: 3, name: 'web_search' },
+      { type: 'custom', name: 'Custom', input_schema: { type: 'object', properties: {} } },
+    ]);
+  });
+});
+
 describe('thinking budget', () => {
   test('uses the budget of each effort level', () => {
     assert.deepEqual(convert({}, { reasoningEffort: 'low', maxOutputTokens: 32_000 }).thinking, { type: 'enabled', budget_tokens: 2_048 });
@@ -216,7 +305,25 @@ describe('thinking budget', () => {
     assert.ok(convert({ tools: [{ name: 'f' }], toolChoice: 'auto' }, { reasoningEffort: 'low' }).thinking);
   });
 
-  test('goes without thinking in the middle of a tool loop, whose signed thinking block is lost', () => {
+  test('keeps thinking in the middle of a tool loop whose last turn opens with its signed thinking', () => {
+    const signedLoop: ChatMessage[] = [
+      user('weather?'),
+      { role: 'assistant', content: null, toolCalls: [{ id: 't1', name: 'f', arguments: '{}' }], reasoning: [{ text: 'I should call f.', signature: 'sig' }] },
+      { role: 'tool', toolCallId: 't1', content: 'sunny' },
+    ];
+    const body = convert({ messages: signedLoop }, { reasoningEffort: 'medium' });
+    assert.deepEqual(body.thinking, { type: 'enabled', budget_tokens: 4_095 });
+    assert.deepEqual(body.messages[1]!.content[0], { type: 'thinking', thinking: 'I should call f.', signature: 'sig' });
+    const redacted: ChatMessage[] = [signedLoop[0]!, { ...(signedLoop[1] as object), reasoning: [{ redacted: 'opaque' }] } as ChatMessage, signedLoop[2]!];
+    assert.ok(convert({ messages: redacted }, { reasoningEffort: 'medium' }).thinking);
+    // Reasoning another provider produced has no signature: Anthropic would refuse it, so it stays behind, and thinking with it.
+    const unsigned: ChatMessage[] = [signedLoop[0]!, { ...(signedLoop[1] as object), reasoning: [{ text: 'from elsewhere' }] } as ChatMessage, signedLoop[2]!];
+    const withoutThinking = convert({ messages: unsigned }, { reasoningEffort: 'medium' });
+    assert.equal('thinking' in withoutThinking, false);
+    assert.deepEqual(withoutThinking.messages[1]!.content.map((block) => block.type), ['tool_use']);
+  });
+
+  test('goes without thinking in the middle of a tool loop whose signed thinking block is lost', () => {
     const toolLoop: ChatMessage[] = [
       user('weather?'),
       { role: 'assistant', content: null, toolCalls: [{ id: 't1', name: 'f', arguments: '{}' }] },

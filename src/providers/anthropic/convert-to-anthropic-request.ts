@@ -58,14 +58,33 @@ export function convertToAnthropicRequest(input: AnthropicRequestInput): Anthrop
     // Anthropic rejects temperature and top_p (below 0.95) together with thinking, so they only go without it.
     if (request.temperature !== undefined) body.temperature = request.temperature;
     if (request.topP !== undefined) body.top_p = request.topP;
+    dropThinkingFromPrefill(messages);
   }
   return body;
 }
 
+/** Without thinking, Anthropic refuses thinking blocks in an assistant turn that ends the conversation (a prefill). */
+function dropThinkingFromPrefill(messages: AnthropicRequestMessage[]): void {
+  const last = messages.at(-1);
+  if (last?.role !== 'assistant') return;
+  const kept = last.content.filter((block) => block.type !== 'thinking' && block.type !== 'redacted_thinking');
+  if (kept.length > 0) last.content = kept;
+  else messages.pop();
+}
+
 function convertTool(tool: ToolDefinition): AnthropicTool {
-  const converted: AnthropicTool = { name: tool.name, input_schema: tool.parameters ?? { type: 'object', properties: {} } };
+  // The client's own fields first (defer_loading, a built-in tool's type...); ours win over them.
+  const converted: AnthropicTool = { ...tool.extra, name: tool.name };
   if (tool.description !== undefined) converted.description = tool.description;
+  // Anthropic's built-in tools (`type: "web_search_20250305"`...) have no input schema; client tools must have one.
+  if (tool.parameters !== undefined || !isBuiltInTool(tool)) converted.input_schema = tool.parameters ?? { type: 'object', properties: {} };
+  if (tool.cacheControl !== undefined) converted.cache_control = tool.cacheControl;
   return converted;
+}
+
+function isBuiltInTool(tool: ToolDefinition): boolean {
+  const type = tool.extra?.type;
+  return typeof type === 'string' && type !== 'custom';
 }
 
 /** https://docs.anthropic.com/en/docs/agents-and-tools/tool-use/implement-tool-use#controlling-claudes-output */
@@ -81,8 +100,8 @@ function convertToolChoice(choice: ToolChoice | undefined, parallelToolCalls: bo
 /**
  * The thinking budget to ask for, or undefined to leave thinking off. Besides the size rules
  * (at least 1024 and below max_tokens), Anthropic refuses thinking with a forced tool choice,
- * and in the middle of a tool loop without the signed thinking block of the last assistant
- * turn, which the canonical shape does not keep; there the request goes without thinking.
+ * and in the middle of a tool loop whose last assistant turn does not open with its signed
+ * thinking block (e.g. the turn came from another provider); there the request goes without thinking.
  * https://docs.anthropic.com/en/docs/build-with-claude/extended-thinking
  */
 function thinkingBudget(
@@ -93,15 +112,17 @@ function thinkingBudget(
 ): number | undefined {
   if (effort === undefined) return undefined;
   if (toolChoice?.type === 'any' || toolChoice?.type === 'tool') return undefined;
-  if (lastAssistantTurnUsesTools(messages)) return undefined;
+  if (lastAssistantTurnUsesToolsUnsigned(messages)) return undefined;
   const budget = Math.min(THINKING_BUDGET[effort], maxOutputTokens - 1);
   return budget >= MIN_THINKING_BUDGET ? budget : undefined;
 }
 
-function lastAssistantTurnUsesTools(messages: AnthropicRequestMessage[]): boolean {
+function lastAssistantTurnUsesToolsUnsigned(messages: AnthropicRequestMessage[]): boolean {
   for (let index = messages.length - 1; index >= 0; index--) {
     const message = messages[index]!;
-    if (message.role === 'assistant') return message.content.some((block) => block.type === 'tool_use');
+    if (message.role !== 'assistant') continue;
+    const first = message.content[0]?.type;
+    return message.content.some((block) => block.type === 'tool_use') && first !== 'thinking' && first !== 'redacted_thinking';
   }
   return false;
 }

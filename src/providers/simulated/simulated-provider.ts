@@ -1,6 +1,6 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { ProviderConfig, SimulatedScriptEntry } from '../../config/schema.ts';
-import type { ChatRequest } from '../../protocol/canonical/chat-request.ts';
+import { toolResultText, type ChatRequest } from '../../protocol/canonical/chat-request.ts';
 import type { ChatResult, FinishReason, Usage } from '../../protocol/canonical/chat-result.ts';
 import type { StreamPart } from '../../protocol/canonical/stream-part.ts';
 import { countInputTokens, estimateTextTokens } from '../../billing/token-estimate.ts';
@@ -24,7 +24,7 @@ function lastUserText(request: ChatRequest): string {
   for (let index = request.messages.length - 1; index >= 0; index--) {
     const message = request.messages[index]!;
     if (message.role === 'user') return message.content.map((part) => (part.type === 'text' ? part.text : '')).join(' ');
-    if (message.role === 'tool') return `tool result: ${message.content}`;
+    if (message.role === 'tool') return `tool result: ${toolResultText(message.content)}`;
   }
   return '';
 }

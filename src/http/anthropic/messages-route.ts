@@ -1,0 +1,38 @@
+import type { FastifyInstance } from 'fastify';
+import { requireModelAllowed, requireScope } from '../../auth/key-authenticator.ts';
+import { countInputTokens } from '../../billing/token-estimate.ts';
+import type { ModelConfig } from '../../config/schema.ts';
+import { GatewayError } from '../../errors/gateway-error.ts';
+import { parseBetas, parseMessagesRequest } from '../../protocol/anthropic/parse-messages-request.ts';
+import type { ModelCatalog } from '../../routing/model-catalog.ts';
+import { serveChat } from '../chat-pipeline.ts';
+import type { GatewayDeps } from '../gateway-deps.ts';
+import { authenticatedKey } from '../request-context.ts';
+import { anthropicMessagesWire } from './anthropic-messages-wire.ts';
+
+/** The model a count is made for: the model itself, or an alias's first candidate. */
+function firstCandidate(catalog: ModelCatalog, requested: string): ModelConfig {
+  const model = catalog.aliases.get(requested)?.candidates[0] ?? catalog.models.get(requested);
+  if (!model) throw new GatewayError('unsupported_model', `model "${requested}" is neither an alias nor a model id listed by GET /v1/models`);
+  return model;
+}
+
+/**
+ * The Anthropic Messages API, for Claude Code and the Anthropic SDKs: POST /v1/messages
+ * (served like a chat completion, by any candidate) and POST /v1/messages/count_tokens.
+ * Claude Code adds `?beta=true`, which needs nothing here.
+ */
+export function registerMessagesRoutes(app: FastifyInstance, deps: GatewayDeps): void {
+  app.post('/v1/messages', { config: { wire: 'anthropic', billable: 'messages' } }, (request, reply) =>
+    serveChat(deps, anthropicMessagesWire, request, reply),
+  );
+
+  // A free estimate (Claude Code's /context): no provider call, so no receipt and no rate limit.
+  app.post('/v1/messages/count_tokens', { config: { wire: 'anthropic' } }, async (request) => {
+    const key = authenticatedKey(request);
+    requireScope(key, 'inference');
+    const parsed = parseMessagesRequest(request.body, { betas: parseBetas(request.headers['anthropic-beta']) });
+    requireModelAllowed(key, parsed.model);
+    return { input_tokens: countInputTokens(parsed.request, firstCandidate(deps.catalog, parsed.model)) };
+  });
+}

@@ -1,0 +1,185 @@
+import { GatewayError } from '../../errors/gateway-error.ts';
+import type { ChatRequest } from '../canonical/chat-request.ts';
+import { parseRouting } from '../openai/parse-chat-request.ts';
+import { translateInput } from './parse-responses-input.ts';
+import { translateToolChoice, translateTools, type ToolOrigins } from './responses-tools.ts';
+
+/**
+ * POST /v1/responses body -> canonical request, for any candidate model.
+ * https://platform.openai.com/docs/api-reference/responses/create
+ *
+ * Stateless: nothing is stored, so `store: true` is accepted and ignored (the response says
+ * `store: false`), while what needs a stored object (`previous_response_id`, `conversation`,
+ * `prompt`, `background`) is refused with invalid_request. Responses-only fields never reach
+ * the provider; the few with a chat-completions twin are translated (`text.format` ->
+ * `response_format`, `user`, `safety_identifier`, `prompt_cache_key`).
+ */
+export interface ParsedResponsesRequest {
+  model: string;
+  stream: boolean;
+  routing: { fallback: boolean; allowedModels?: string[] };
+  request: ChatRequest;
+  /** How to render the model's tool calls (function, custom, namespace). */
+  toolOrigins: ToolOrigins;
+  /** The client asked for reasoning summaries (`reasoning.summary`). */
+  reasoningSummary: boolean;
+  /** Request fields the response object repeats, in their response form. */
+  echo: Record<string, unknown>;
+}
+
+type Effort = NonNullable<ChatRequest['reasoningEffort']>;
+
+/** Responses efforts -> gateway levels; minimal has no level of its own, low is the closest. */
+const EFFORTS: Record<string, Effort> = {
+  none: 'none',
+  minimal: 'low',
+  low: 'low',
+  medium: 'medium',
+  high: 'xhigh',
+  xhigh: 'xhigh',
+};
+
+/** Fields that only make sense with server-side state. */
+const STATEFUL_FIELDS: Record<string, string> = {
+  previous_response_id: 'previous_response_id needs stored responses; the gateway is stateless: send the whole conversation in input (with store: false)',
+  conversation: 'conversation needs stored conversations; the gateway is stateless: send the whole conversation in input',
+  prompt: 'prompt templates are stored objects; the gateway is stateless: send instructions and input instead',
+};
+
+function invalid(message: string): never {
+  throw new GatewayError('invalid_request', message);
+}
+
+const isObject = (value: unknown): value is Record<string, unknown> =>
+  typeof value === 'object' && value !== null && !Array.isArray(value);
+
+const isAbsent = (value: unknown): value is undefined | null => value === undefined || value === null;
+
+function optionalNumber(body: Record<string, unknown>, field: string): number | undefined {
+  const value = body[field];
+  if (isAbsent(value)) return undefined;
+  if (typeof value !== 'number' || !Number.isFinite(value)) invalid(`${field} must be a number`);
+  return value;
+}
+
+function optionalBoolean(body: Record<string, unknown>, field: string): boolean | undefined {
+  const value = body[field];
+  if (isAbsent(value)) return undefined;
+  if (typeof value !== 'boolean') invalid(`${field} must be a boolean`);
+  return value;
+}
+
+function optionalString(body: Record<string, unknown>, field: string): string | undefined {
+  const value = body[field];
+  if (isAbsent(value)) return undefined;
+  if (typeof value !== 'string') invalid(`${field} must be a string`);
+  return value;
+}
+
+function reasoningOf(body: Record<string, unknown>): { effort?: Effort; sentEffort: string | null; summary: string | null } {
+  const reasoning = body.reasoning;
+  if (isAbsent(reasoning)) return { sentEffort: null, summary: null };
+  if (!isObject(reasoning)) invalid('reasoning must be an object');
+  const sent = reasoning.effort;
+  let effort: Effort | undefined;
+  if (!isAbsent(sent)) {
+    effort = typeof sent === 'string' ? EFFORTS[sent] : undefined;
+    if (!effort) invalid('reasoning.effort must be one of none, minimal, low, medium, high, xhigh');
+  }
+  // generate_summary is the deprecated name of summary.
+  const summary = reasoning.summary ?? reasoning.generate_summary;
+  return { effort, sentEffort: effort ? (sent as string) : null, summary: typeof summary === 'string' ? summary : null };
+}
+
+/** `text.format` -> chat-completions `response_format` (providers without it drop it). */
+function responseFormat(text: unknown): Record<string, unknown> | undefined {
+  if (isAbsent(text)) return undefined;
+  if (!isObject(text)) invalid('text must be an object');
+  const format = text.format;
+  if (isAbsent(format) || (isObject(format) && format.type === 'text')) return undefined;
+  if (!isObject(format)) invalid('text.format must be an object');
+  if (format.type === 'json_object') return { type: 'json_object' };
+  if (format.type !== 'json_schema') invalid('text.format.type must be text, json_object or json_schema');
+  if (typeof format.name !== 'string' || !isObject(format.schema)) invalid('text.format needs name and schema for json_schema');
+  const schema: Record<string, unknown> = { name: format.name, schema: format.schema };
+  if (typeof format.description === 'string') schema.description = format.description;
+  if (typeof format.strict === 'boolean') schema.strict = format.strict;
+  return { type: 'json_schema', json_schema: schema };
+}
+
+function refuseStatefulFields(body: Record<string, unknown>): void {
+  for (const [field, message] of Object.entries(STATEFUL_FIELDS)) if (!isAbsent(body[field])) invalid(message);
+  if (body.background === true) invalid('background responses are stored and polled; the gateway is stateless: stream instead');
+}
+
+/** Validate a Responses API body and translate it to the canonical request. */
+export function parseResponsesRequest(body: unknown): ParsedResponsesRequest {
+  if (!isObject(body)) invalid('the body must be a JSON object');
+  if (typeof body.model !== 'string' || body.model === '') invalid('model is required');
+  if (isAbsent(body.input) || (Array.isArray(body.input) && body.input.length === 0)) invalid('input is required and must not be empty');
+  refuseStatefulFields(body);
+
+  const instructions = optionalString(body, 'instructions');
+  const messages = translateInput(body.input, instructions);
+  if (!messages.some((message) => message.role !== 'system' && message.role !== 'developer')) {
+    invalid('input has no message or tool output for the model to answer');
+  }
+  const { tools, origins } = translateTools(body.tools);
+  const reasoning = reasoningOf(body);
+
+  const request: ChatRequest = { messages, extra: {} };
+  const maxOutput = body.max_output_tokens;
+  if (!isAbsent(maxOutput)) {
+    if (typeof maxOutput !== 'number' || !Number.isInteger(maxOutput) || maxOutput < 1) invalid('max_output_tokens must be a positive integer');
+    request.maxOutputTokens = maxOutput;
+  }
+  const choice = translateToolChoice(body.tool_choice);
+  const parallel = optionalBoolean(body, 'parallel_tool_calls');
+  // Without tools, a tool_choice would make providers refuse the request.
+  if (tools.length) {
+    request.tools = tools;
+    if (choice) request.toolChoice = choice;
+    if (parallel !== undefined) request.parallelToolCalls = parallel;
+  }
+  const temperature = optionalNumber(body, 'temperature');
+  if (temperature !== undefined) request.temperature = temperature;
+  const topP = optionalNumber(body, 'top_p');
+  if (topP !== undefined) request.topP = topP;
+  if (reasoning.effort) request.reasoningEffort = reasoning.effort;
+
+  const format = responseFormat(body.text);
+  if (format) request.extra.response_format = format;
+  for (const field of ['user', 'safety_identifier', 'prompt_cache_key']) {
+    const value = optionalString(body, field);
+    if (value !== undefined) request.extra[field] = value;
+  }
+
+  // store: true is read and ignored: nothing is stored, and the response says store: false.
+  optionalBoolean(body, 'store');
+  const metadata = body.metadata;
+  return {
+    model: body.model,
+    stream: optionalBoolean(body, 'stream') ?? false,
+    routing: parseRouting(body.routing),
+    request,
+    toolOrigins: origins,
+    reasoningSummary: reasoning.summary !== null,
+    echo: {
+      instructions: instructions ?? null,
+      max_output_tokens: request.maxOutputTokens ?? null,
+      parallel_tool_calls: parallel ?? true,
+      previous_response_id: null,
+      reasoning: { effort: reasoning.sentEffort, summary: reasoning.summary },
+      store: false,
+      temperature: temperature ?? null,
+      text: isObject(body.text) ? body.text : { format: { type: 'text' } },
+      tool_choice: body.tool_choice ?? 'auto',
+      tools: Array.isArray(body.tools) ? body.tools : [],
+      top_p: topP ?? null,
+      truncation: body.truncation === 'auto' ? 'auto' : 'disabled',
+      metadata: isObject(metadata) ? metadata : {},
+      ...(typeof body.user === 'string' ? { user: body.user } : {}),
+      ...(typeof body.prompt_cache_key === 'string' ? { prompt_cache_key: body.prompt_cache_key } : {}),
+    },
+  };
+}
