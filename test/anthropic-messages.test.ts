@@ -136,9 +136,9 @@ describe('a recorded Claude Code request', () => {
     assert.equal(receipt.usage.cached_tokens, 8_000);
   });
 
-  test('thinking enabled with a budget: the budget picks the level', async () => {
+  test("thinking enabled with a budget: an Anthropic model gets the client's own budget", async () => {
     await (await postMessages({ ...claudeCode, thinking: { type: 'enabled', budget_tokens: 4_000 }, output_config: undefined })).text();
-    assert.deepEqual(upstreamBody().thinking, { type: 'enabled', budget_tokens: 2_048 });
+    assert.deepEqual(upstreamBody().thinking, { type: 'enabled', budget_tokens: 4_000 });
   });
 
   test('reaches an OpenAI-compatible model as a clean chat-completions request, and answers in Anthropic events', async () => {
@@ -258,7 +258,7 @@ describe('a tool round trip', () => {
       },
       toolResult,
     ]);
-    assert.deepEqual(sent.thinking, { type: 'enabled', budget_tokens: 2_048 });
+    assert.deepEqual(sent.thinking, { type: 'enabled', budget_tokens: 2_000 });
   });
 
   test('with an OpenAI-compatible model, streaming: tool_calls and a tool message', async () => {

@@ -161,6 +161,10 @@ export function parseMessagesRequest(body: unknown, options: { betas?: string[] 
   if (stop) request.stop = stop;
   const effort = reasoningEffort(body.thinking, isObject(outputConfig) ? outputConfig.effort : undefined);
   if (effort) request.reasoningEffort = effort;
+  if (effort !== 'none' && isObject(body.thinking) && body.thinking.type === 'enabled') {
+    // Validated above: an Anthropic model gets the client's own budget back.
+    request.reasoningBudgetTokens = body.thinking.budget_tokens as number;
+  }
   if (options.betas?.length) request.betas = options.betas;
 
   return { model: body.model, stream: body.stream === true, routing: { ...parseRouting(body.routing), clampMaxOutput: true }, request };

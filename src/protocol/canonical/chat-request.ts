@@ -89,6 +89,8 @@ export interface ChatRequest {
   stop?: string[];
   /** Asked by the client; when absent the alias default applies; 'none' turns reasoning off. */
   reasoningEffort?: ReasoningEffort | 'none';
+  /** A thinking budget the client set itself (Anthropic budget_tokens); providers with budgets use it over the level's. */
+  reasoningBudgetTokens?: number;
   /** Beta features the client enabled (Anthropic's anthropic-beta header), for providers that have them. */
   betas?: string[];
   /** Fields the gateway does not know, forwarded to the provider unchanged. */

@@ -44,7 +44,7 @@ export function convertToAnthropicRequest(input: AnthropicRequestInput): Anthrop
   const { system, messages } = convertToAnthropicMessages(request.messages);
   const tools = request.tools?.length ? request.tools.map(convertTool) : undefined;
   const toolChoice = tools ? convertToolChoice(request.toolChoice, request.parallelToolCalls) : undefined;
-  const budget = thinkingBudget(input.reasoningEffort, maxOutputTokens, toolChoice, messages);
+  const budget = thinkingBudget(input.reasoningEffort, request.reasoningBudgetTokens, maxOutputTokens, toolChoice, messages);
 
   // Unknown client fields go first, so they can add to the body but never replace what we set.
   const body: AnthropicMessagesBody = { ...forwardableExtra(request.extra), model: input.model.upstream, max_tokens: maxOutputTokens, messages };
@@ -106,6 +106,7 @@ function convertToolChoice(choice: ToolChoice | undefined, parallelToolCalls: bo
  */
 function thinkingBudget(
   effort: ReasoningEffort | undefined,
+  askedBudget: number | undefined,
   maxOutputTokens: number,
   toolChoice: AnthropicToolChoice | undefined,
   messages: AnthropicRequestMessage[],
@@ -113,7 +114,7 @@ function thinkingBudget(
   if (effort === undefined) return undefined;
   if (toolChoice?.type === 'any' || toolChoice?.type === 'tool') return undefined;
   if (lastAssistantTurnUsesToolsUnsigned(messages)) return undefined;
-  const budget = Math.min(THINKING_BUDGET[effort], maxOutputTokens - 1);
+  const budget = Math.min(askedBudget ?? THINKING_BUDGET[effort], maxOutputTokens - 1);
   return budget >= MIN_THINKING_BUDGET ? budget : undefined;
 }
 
