@@ -63,15 +63,24 @@ test('routing.allowed_models that leaves nothing, or names unknown models, is un
 });
 
 test('all candidates rate-limited: provider_rate_limited 429, retryable, after trying each', async () => {
-  harness.fake.script('alpha', { status: 429 });
-  harness.fake.script('beta', { status: 429 });
+  harness.fake.script('alpha', { status: 429, headers: { 'retry-after': '7' } });
+  harness.fake.script('beta', { status: 429, headers: { 'retry-after': '3' } });
   const response = await ask('svc/fast');
   assert.equal(response.status, 429);
+  assert.equal(response.headers.get('retry-after'), '3', 'the soonest any candidate takes requests again');
   const body = await response.json();
   assert.equal(body.error.code, 'provider_rate_limited');
   assert.equal(body.error.retryable, true);
   assert.match(body.error.message, /up\/alpha.*up\/beta/);
   assert.equal(harness.fake.requests.length, 2);
+});
+
+test('all candidates rate-limited without saying for how long: a short retry-after all the same', async () => {
+  harness.fake.script('alpha', { status: 429 });
+  harness.fake.script('beta', { status: 429 });
+  const response = await ask('svc/fast');
+  assert.equal(response.status, 429);
+  assert.equal(response.headers.get('retry-after'), '2');
 });
 
 test('all candidates timed out: provider_timeout 504', async () => {

@@ -1,6 +1,6 @@
 import { Agent, request, errors, type Dispatcher } from 'undici';
 import type { ProviderConfig } from '../config/schema.ts';
-import { ProviderError, failureFromStatus } from './provider-error.ts';
+import { ProviderError, failureFromStatus, parseRetryAfter } from './provider-error.ts';
 
 /** A keep-alive pool per provider; timeouts apply to headers and to each gap in the body. */
 export function createUpstreamAgent(config: ProviderConfig): Agent {
@@ -86,6 +86,7 @@ export async function postJson(
     failureFromStatus(response.statusCode),
     `HTTP ${response.statusCode}: ${redactSecrets(providerMessage(text), secretsIn(headers))}`,
     response.statusCode,
+    parseRetryAfter(response.headers['retry-after']),
   );
 }
 

@@ -32,7 +32,9 @@ function recordFailure(caller: CandidateCaller, model: ModelConfig, error: unkno
     caller.attempts.push({ model: model.id, outcome: 'failed', errorCode: 'internal_error', latencyMs });
     throw error;
   }
-  caller.attempts.push({ model: model.id, outcome: 'failed', errorCode: codeForFailure(error.failure), detail: error.message, latencyMs });
+  const attempt: Attempt = { model: model.id, outcome: 'failed', errorCode: codeForFailure(error.failure), detail: error.message, latencyMs };
+  if (error.retryAfterSeconds !== undefined) attempt.retryAfterSeconds = error.retryAfterSeconds;
+  caller.attempts.push(attempt);
 }
 
 /** Non-streaming: try each candidate in order until one answers. */

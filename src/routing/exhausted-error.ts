@@ -16,6 +16,14 @@ export function codeForFailure(failure: Exclude<ProviderFailure, 'cancelled'>): 
   return CODE_BY_FAILURE[failure];
 }
 
+/** When all were rate-limited: the soonest any provider said it would take requests again. */
+const DEFAULT_RETRY_AFTER_SECONDS = 2;
+
+function retryAfter(failed: Attempt[]): number {
+  const said = failed.map((attempt) => attempt.retryAfterSeconds).filter((seconds): seconds is number => seconds !== undefined);
+  return Math.max(1, said.length ? Math.min(...said) : DEFAULT_RETRY_AFTER_SECONDS);
+}
+
 /**
  * The one error after every candidate failed: the shared code when all failed the same way,
  * otherwise provider_unavailable. The message lists each candidate's outcome.
@@ -27,5 +35,5 @@ export function exhaustedError(attempts: Attempt[]): GatewayError {
   const code = codes.size === 1 && only ? (only as ErrorCode) : 'provider_unavailable';
   const outcomes = failed.map((attempt) => `${attempt.model}: ${attempt.errorCode} (${attempt.detail ?? 'no detail'})`).join('; ');
   const lead = failed.length === 1 ? 'The model failed' : `All ${failed.length} candidate models failed`;
-  return new GatewayError(code, `${lead}: ${outcomes}`);
+  return new GatewayError(code, `${lead}: ${outcomes}`, code === 'provider_rate_limited' ? { 'retry-after': String(retryAfter(failed)) } : {});
 }

@@ -31,6 +31,8 @@ export interface Attempt {
   errorCode?: string;
   /** What the provider said, without secrets; for the receipt reader. */
   detail?: string;
+  /** Seconds the provider asked to wait before a retry, when it said. */
+  retryAfterSeconds?: number;
   latencyMs: number;
 }
 
