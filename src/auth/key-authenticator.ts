@@ -24,9 +24,16 @@ export function presentedKey(headers: Record<string, string | string[] | undefin
  */
 export class KeyAuthenticator {
   private readonly cache = new Map<string, ApiKeyRecord | null>();
-  private changeToken: number | null = null;
+  private changeToken: unknown = undefined;
 
-  constructor(private readonly store: Store) {}
+  /**
+   * `changeToken` tells whether keys may have changed anywhere: SQLite's data_version in the
+   * embedded mode, a counter in PostgreSQL or Redis when many processes share the keys.
+   */
+  constructor(
+    private readonly store: Store,
+    private readonly changeTokenOf: () => Promise<unknown> = () => store.keysChangeToken(),
+  ) {}
 
   /** Forget everything cached (after this process changed keys itself). */
   invalidate(): void {
@@ -38,7 +45,7 @@ export class KeyAuthenticator {
     if (key === null) throw new GatewayError('invalid_api_key', 'No API key: send Authorization: Bearer <API_KEY>.');
     if (!isWellFormedApiKey(key)) throw new GatewayError('invalid_api_key', 'The API key is malformed; keys start with svc_.');
 
-    const token = await this.store.keysChangeToken();
+    const token = await this.changeTokenOf();
     if (token !== this.changeToken) {
       this.cache.clear();
       this.changeToken = token;

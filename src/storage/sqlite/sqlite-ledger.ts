@@ -165,29 +165,3 @@ export function createSqliteLedger(db: Database) {
     },
   };
 }
-
-/** The receipt written for a request whose process died before it settled: failed, cost 0. */
-export function orphanReceipt(hold: HoldRecord, now: string): ReceiptRecord {
-  return {
-    id: hold.id,
-    requestId: hold.requestId,
-    accountId: hold.accountId,
-    keyId: hold.keyId,
-    keyPrefix: hold.keyPrefix,
-    createdAt: hold.createdAt,
-    status: 'failed',
-    endpoint: hold.endpoint,
-    stream: hold.stream,
-    requestedModel: hold.requestedModel,
-    answeringModel: null,
-    attempts: [],
-    usage: null,
-    usageEstimated: false,
-    prices: null,
-    holdNano: hold.amountNano,
-    costNano: 0,
-    latencyMs: Math.max(0, Date.parse(now) - Date.parse(hold.createdAt)),
-    timeToFirstTokenMs: null,
-    errorCode: 'internal_error',
-  };
-}

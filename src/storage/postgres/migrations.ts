@@ -1,0 +1,274 @@
+import type { PoolClient } from 'pg';
+import { DEFAULT_ACCOUNT_ID } from '../store.ts';
+
+export interface Migration {
+  version: number;
+  name: string;
+  sql: string;
+}
+
+/**
+ * PostgreSQL schema history, oldest first. Never edit an applied migration; append a new one.
+ * Same tables and meaning as the SQLite schema at its newest version. Money is BIGINT nano-USD
+ * with CHECKs, instants are timestamptz, JSON is jsonb. Every row carries account_id so one
+ * database can hold several workspaces; key_changes alone is global (see below).
+ */
+export const migrations: readonly Migration[] = [
+  {
+    version: 1,
+    name: 'accounts, keys, receipts, ledger, audit, holds, daily and monthly spend',
+    sql: `
+      -- No CHECK on the balance: a cost above its hold is charged in full and may overdraw.
+      CREATE TABLE accounts (
+        id text PRIMARY KEY,
+        balance_nano bigint NOT NULL DEFAULT 0,
+        monthly_budget_nano bigint CHECK (monthly_budget_nano >= 0),
+        created_at timestamptz NOT NULL
+      );
+
+      CREATE TABLE api_keys (
+        id text PRIMARY KEY,
+        account_id text NOT NULL REFERENCES accounts (id),
+        name text NOT NULL,
+        prefix text NOT NULL,
+        hash text NOT NULL UNIQUE,
+        scopes text[] NOT NULL,
+        models text[],
+        daily_limit_nano bigint CHECK (daily_limit_nano >= 0),
+        rate_limit_per_minute integer CHECK (rate_limit_per_minute > 0),
+        expires_at timestamptz,
+        revoked_at timestamptz,
+        created_at timestamptz NOT NULL,
+        last_used_at timestamptz
+      );
+      CREATE INDEX api_keys_by_account ON api_keys (account_id, created_at DESC, id DESC);
+
+      -- One row, bumped in the transaction that inserts or revokes a key: processes compare it
+      -- to drop their key cache. Global because it is read before the key (and so its account)
+      -- is known.
+      CREATE TABLE key_changes (
+        id boolean PRIMARY KEY DEFAULT true CHECK (id),
+        version bigint NOT NULL
+      );
+      INSERT INTO key_changes (id, version) VALUES (true, 0);
+
+      -- A receipt is the charge record: its cost left the balance in the transaction that wrote it.
+      CREATE TABLE receipts (
+        id text PRIMARY KEY,
+        request_id text NOT NULL,
+        account_id text NOT NULL REFERENCES accounts (id),
+        key_id text NOT NULL,
+        key_prefix text NOT NULL,
+        created_at timestamptz NOT NULL,
+        status text NOT NULL CHECK (status IN ('succeeded', 'failed', 'cancelled')),
+        endpoint text NOT NULL,
+        stream boolean NOT NULL,
+        requested_model text,
+        answering_model text,
+        attempts jsonb NOT NULL,
+        usage jsonb,
+        usage_estimated boolean NOT NULL,
+        prices jsonb,
+        hold_nano bigint NOT NULL CHECK (hold_nano >= 0),
+        cost_nano bigint NOT NULL CHECK (cost_nano >= 0),
+        latency_ms double precision NOT NULL,
+        time_to_first_token_ms double precision,
+        error_code text
+      );
+      CREATE INDEX receipts_by_account_newest ON receipts (account_id, created_at DESC, id DESC);
+
+      -- Funds only; charges are the receipts' costs.
+      CREATE TABLE ledger_entries (
+        id bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+        account_id text NOT NULL REFERENCES accounts (id),
+        at timestamptz NOT NULL,
+        kind text NOT NULL CHECK (kind = 'funds'),
+        amount_nano bigint NOT NULL CHECK (amount_nano > 0),
+        note text
+      );
+      CREATE INDEX ledger_entries_by_account ON ledger_entries (account_id, kind);
+
+      -- No foreign key: an audit entry must never fail to be written.
+      CREATE TABLE audit_log (
+        id bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+        account_id text NOT NULL,
+        at timestamptz NOT NULL,
+        actor text NOT NULL,
+        action text NOT NULL,
+        detail jsonb NOT NULL
+      );
+      CREATE INDEX audit_log_by_account ON audit_log (account_id, id DESC);
+
+      -- Only requests in flight have a row; settling deletes it. Every request inserts and
+      -- deletes one, so autovacuum counts dead rows, not a fraction of a table this small.
+      CREATE TABLE holds (
+        id text PRIMARY KEY,
+        request_id text NOT NULL,
+        account_id text NOT NULL REFERENCES accounts (id),
+        key_id text NOT NULL,
+        key_prefix text NOT NULL,
+        endpoint text NOT NULL,
+        stream boolean NOT NULL,
+        requested_model text,
+        amount_nano bigint NOT NULL CHECK (amount_nano >= 0),
+        day text NOT NULL,
+        month text NOT NULL,
+        created_at timestamptz NOT NULL,
+        owner text NOT NULL,
+        expires_at timestamptz NOT NULL
+      ) WITH (autovacuum_vacuum_scale_factor = 0, autovacuum_vacuum_threshold = 1000);
+      CREATE INDEX holds_by_account ON holds (account_id);
+
+      CREATE TABLE key_daily_spend (
+        key_id text NOT NULL,
+        day text NOT NULL,
+        account_id text NOT NULL,
+        charged_nano bigint NOT NULL CHECK (charged_nano >= 0),
+        PRIMARY KEY (key_id, day)
+      );
+
+      CREATE TABLE account_monthly_spend (
+        account_id text NOT NULL,
+        month text NOT NULL,
+        charged_nano bigint NOT NULL CHECK (charged_nano >= 0),
+        PRIMARY KEY (account_id, month)
+      );
+    `,
+  },
+  {
+    version: 2,
+    name: 'place a hold and record a receipt in one statement each',
+    sql: `
+      -- Locks the account row first, so placements, charges and top-ups of one account take
+      -- turns; every later statement (READ COMMITTED, volatile function) sees what the previous
+      -- holder committed. FOR NO KEY UPDATE, not FOR UPDATE: it conflicts with every writer of
+      -- the row but not with the foreign-key checks of inserts into holds and receipts.
+      -- A key belongs to one account, so its daily sums are covered by the same lock.
+      CREATE FUNCTION gateway_place_hold(
+        p_id text, p_request_id text, p_account_id text, p_key_id text, p_key_prefix text,
+        p_endpoint text, p_stream boolean, p_requested_model text, p_amount_nano bigint,
+        p_day text, p_month text, p_created_at timestamptz, p_owner text, p_expires_at timestamptz,
+        p_daily_limit_nano bigint
+      ) RETURNS TABLE (placed boolean, reason text, remaining_nano bigint)
+      LANGUAGE plpgsql AS $$
+      DECLARE
+        v_balance bigint;
+        v_budget bigint;
+        v_available bigint;
+        v_used bigint;
+      BEGIN
+        SELECT a.balance_nano, a.monthly_budget_nano INTO v_balance, v_budget
+          FROM accounts a WHERE a.id = p_account_id FOR NO KEY UPDATE;
+        v_available := coalesce(v_balance, 0)
+          - (SELECT coalesce(sum(h.amount_nano), 0) FROM holds h WHERE h.account_id = p_account_id);
+        IF p_amount_nano > v_available THEN
+          RETURN QUERY SELECT false, 'insufficient_balance'::text, v_available;
+          RETURN;
+        END IF;
+        IF p_daily_limit_nano IS NOT NULL THEN
+          v_used := coalesce((SELECT s.charged_nano FROM key_daily_spend s WHERE s.key_id = p_key_id AND s.day = p_day), 0)
+            + (SELECT coalesce(sum(h.amount_nano), 0) FROM holds h
+                WHERE h.account_id = p_account_id AND h.key_id = p_key_id AND h.day = p_day);
+          IF v_used + p_amount_nano > p_daily_limit_nano THEN
+            RETURN QUERY SELECT false, 'daily_limit'::text, p_daily_limit_nano - v_used;
+            RETURN;
+          END IF;
+        END IF;
+        IF v_budget IS NOT NULL THEN
+          v_used := coalesce((SELECT s.charged_nano FROM account_monthly_spend s WHERE s.account_id = p_account_id AND s.month = p_month), 0)
+            + (SELECT coalesce(sum(h.amount_nano), 0) FROM holds h WHERE h.account_id = p_account_id AND h.month = p_month);
+          IF v_used + p_amount_nano > v_budget THEN
+            RETURN QUERY SELECT false, 'monthly_budget'::text, v_budget - v_used;
+            RETURN;
+          END IF;
+        END IF;
+        INSERT INTO holds (id, request_id, account_id, key_id, key_prefix, endpoint, stream, requested_model,
+                           amount_nano, day, month, created_at, owner, expires_at)
+        VALUES (p_id, p_request_id, p_account_id, p_key_id, p_key_prefix, p_endpoint, p_stream, p_requested_model,
+                p_amount_nano, p_day, p_month, p_created_at, p_owner, p_expires_at);
+        RETURN QUERY SELECT true, NULL::text, NULL::bigint;
+      END
+      $$;
+
+      -- The receipt, its charge (balance, key day, account month), the release of its hold and
+      -- the key's last use, all or nothing. The account row is written first, as placing a hold
+      -- locks it first: one lock order, no deadlock between the two.
+      CREATE FUNCTION gateway_record_receipt(
+        p_id text, p_request_id text, p_account_id text, p_key_id text, p_key_prefix text,
+        p_created_at timestamptz, p_status text, p_endpoint text, p_stream boolean,
+        p_requested_model text, p_answering_model text, p_attempts jsonb, p_usage jsonb,
+        p_usage_estimated boolean, p_prices jsonb, p_hold_nano bigint, p_cost_nano bigint,
+        p_latency_ms double precision, p_time_to_first_token_ms double precision, p_error_code text,
+        p_touch_key boolean
+      ) RETURNS void
+      LANGUAGE plpgsql AS $$
+      DECLARE
+        v_day text;
+        v_month text;
+      BEGIN
+        IF p_cost_nano > 0 THEN
+          UPDATE accounts SET balance_nano = balance_nano - p_cost_nano WHERE id = p_account_id;
+        END IF;
+        INSERT INTO receipts (id, request_id, account_id, key_id, key_prefix, created_at, status, endpoint, stream,
+                              requested_model, answering_model, attempts, usage, usage_estimated, prices,
+                              hold_nano, cost_nano, latency_ms, time_to_first_token_ms, error_code)
+        VALUES (p_id, p_request_id, p_account_id, p_key_id, p_key_prefix, p_created_at, p_status, p_endpoint, p_stream,
+                p_requested_model, p_answering_model, p_attempts, p_usage, p_usage_estimated, p_prices,
+                p_hold_nano, p_cost_nano, p_latency_ms, p_time_to_first_token_ms, p_error_code);
+        DELETE FROM holds WHERE id = p_id RETURNING day, month INTO v_day, v_month;
+        IF p_cost_nano > 0 THEN
+          -- Without its hold (recovered, or never placed) a cost counts on the receipt's UTC day.
+          v_day := coalesce(v_day, to_char(p_created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD'));
+          v_month := coalesce(v_month, to_char(p_created_at AT TIME ZONE 'UTC', 'YYYY-MM'));
+          INSERT INTO key_daily_spend AS s (key_id, day, account_id, charged_nano)
+          VALUES (p_key_id, v_day, p_account_id, p_cost_nano)
+          ON CONFLICT (key_id, day) DO UPDATE SET charged_nano = s.charged_nano + EXCLUDED.charged_nano;
+          INSERT INTO account_monthly_spend AS s (account_id, month, charged_nano)
+          VALUES (p_account_id, v_month, p_cost_nano)
+          ON CONFLICT (account_id, month) DO UPDATE SET charged_nano = s.charged_nano + EXCLUDED.charged_nano;
+        END IF;
+        -- Never move backwards: a long stream can finish after a later request's receipt.
+        IF p_touch_key THEN
+          UPDATE api_keys SET last_used_at = p_created_at
+          WHERE id = p_key_id AND (last_used_at IS NULL OR last_used_at < p_created_at);
+        END IF;
+      END
+      $$;
+    `,
+  },
+];
+
+/**
+ * Apply every migration not yet recorded in schema_migrations, then make sure the default
+ * account exists, all in one transaction. The transaction-scoped advisory lock (one per
+ * schema) makes processes that start at once take turns: the first applies, the others then
+ * find nothing left to do. DDL in PostgreSQL is transactional, so a failure leaves nothing half done.
+ */
+export async function applyMigrations(client: PoolClient, now: () => string = () => new Date().toISOString()): Promise<void> {
+  await client.query('BEGIN');
+  try {
+    await client.query("SELECT pg_advisory_xact_lock(hashtext('model-gateway migrations ' || coalesce(current_schema(), '')))");
+    await client.query(`CREATE TABLE IF NOT EXISTS schema_migrations (
+      version integer PRIMARY KEY,
+      name text NOT NULL,
+      applied_at timestamptz NOT NULL
+    )`);
+    const { rows } = await client.query<{ version: number }>('SELECT version FROM schema_migrations');
+    const applied = new Set(rows.map((row) => row.version));
+    const newest = migrations.at(-1)?.version ?? 0;
+    const unknown = [...applied].filter((version) => version > newest);
+    if (unknown.length) {
+      throw new Error(`the database has schema version ${Math.max(...unknown)}, newer than this gateway knows (${newest}); upgrade the gateway`);
+    }
+    for (const migration of migrations) {
+      if (applied.has(migration.version)) continue;
+      await client.query(migration.sql);
+      await client.query('INSERT INTO schema_migrations (version, name, applied_at) VALUES ($1, $2, $3)', [migration.version, migration.name, now()]);
+    }
+    await client.query('INSERT INTO accounts (id, balance_nano, created_at) VALUES ($1, 0, $2) ON CONFLICT (id) DO NOTHING', [DEFAULT_ACCOUNT_ID, now()]);
+    await client.query('COMMIT');
+  } catch (error) {
+    await client.query('ROLLBACK').catch(() => undefined);
+    throw error;
+  }
+}

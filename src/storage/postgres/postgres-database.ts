@@ -1,0 +1,58 @@
+import type pg from 'pg';
+import { createPool, redactedUrl } from './postgres-pool.ts';
+
+type Statement = pg.QueryConfig<unknown[]>;
+type Runner = pg.Pool | pg.PoolClient;
+
+// undefined_table, undefined_function: the schema was never created here.
+const MISSING_SCHEMA_CODES = new Set(['42P01', '42883']);
+
+/** The pool, plus the two ways the store talks through it: one statement, or a transaction. */
+export class PostgresDatabase {
+  readonly pool: pg.Pool;
+  private readonly location: string;
+
+  constructor(url: string) {
+    this.pool = createPool(url);
+    this.location = redactedUrl(url);
+  }
+
+  /** One statement, on the pool (a round trip of its own) or on a transaction's client. */
+  async rows<Row extends pg.QueryResultRow>(statement: Statement, runner: Runner = this.pool): Promise<Row[]> {
+    try {
+      return (await runner.query<Row>(statement)).rows;
+    } catch (error) {
+      throw this.explain(error);
+    }
+  }
+
+  async first<Row extends pg.QueryResultRow>(statement: Statement, runner: Runner = this.pool): Promise<Row | undefined> {
+    return (await this.rows<Row>(statement, runner))[0];
+  }
+
+  /** Runs `work` between BEGIN and COMMIT on one pooled connection; any throw rolls back. */
+  async transaction<T>(work: (client: pg.PoolClient) => Promise<T>): Promise<T> {
+    const client = await this.pool.connect();
+    let broken: Error | undefined;
+    try {
+      await client.query('BEGIN');
+      const result = await work(client);
+      await client.query('COMMIT');
+      return result;
+    } catch (error) {
+      // A connection that cannot even roll back is closed rather than handed to the next caller.
+      await client.query('ROLLBACK').catch((rollbackError: Error) => (broken = rollbackError));
+      throw this.explain(error);
+    } finally {
+      client.release(broken);
+    }
+  }
+
+  private explain(error: unknown): unknown {
+    const code = (error as { code?: unknown }).code;
+    if (typeof code === 'string' && MISSING_SCHEMA_CODES.has(code)) {
+      return new Error(`database ${this.location} has no gateway schema yet; call migrate() first (${(error as Error).message})`, { cause: error });
+    }
+    return error;
+  }
+}

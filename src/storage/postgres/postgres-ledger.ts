@@ -1,0 +1,121 @@
+import type pg from 'pg';
+import { formatUsd } from '../../lib/money.ts';
+import { orphanReceipt } from '../orphan-receipt.ts';
+import type { AccountSummary, HoldDecision, HoldRecord, HoldRefusal, ReceiptRecord } from '../records.ts';
+import type { PostgresDatabase } from './postgres-database.ts';
+import { holdFromRow, type HoldRow } from './row-mapping.ts';
+import { statements } from './statements.ts';
+
+const TOUCH_INTERVAL_MS = 5_000;
+
+interface DecisionRow {
+  placed: boolean;
+  reason: HoldRefusal | null;
+  remaining_nano: number | null;
+}
+
+interface SummaryRow {
+  balance_nano: number | null;
+  monthly_budget_nano: number | null;
+  held_nano: number;
+  hold_count: number;
+  month_held_nano: number;
+  month_charged_nano: number;
+}
+
+/**
+ * Holds, charges, daily and monthly spend on PostgreSQL, exact across processes. Placing a hold
+ * and recording a receipt are one statement each (functions from migration 2), so each is one
+ * round trip and its own transaction; the account row lock inside makes them take turns.
+ */
+export function createPostgresLedger(database: PostgresDatabase) {
+  // "Last used" is for people: a write per key every few seconds is plenty, not one per request.
+  const lastTouched = new Map<string, string>();
+  function shouldTouch(keyId: string, at: string): boolean {
+    const previous = lastTouched.get(keyId);
+    return previous === undefined || at < previous || Date.parse(at) - Date.parse(previous) >= TOUCH_INTERVAL_MS;
+  }
+  function touched(keyId: string, at: string): void {
+    const previous = lastTouched.get(keyId);
+    if (previous === undefined || at > previous) lastTouched.set(keyId, at);
+  }
+
+  /** One round trip; on a transaction's client when given. */
+  async function recordReceipt(receipt: ReceiptRecord, client?: pg.PoolClient): Promise<void> {
+    const touch = shouldTouch(receipt.keyId, receipt.createdAt);
+    await database.rows(statements.recordReceipt(receipt, touch), client);
+    if (touch) touched(receipt.keyId, receipt.createdAt);
+  }
+
+  /** One round trip. */
+  async function placeHold(hold: HoldRecord, dailyLimitNano: number | null): Promise<HoldDecision> {
+    const row = await database.first<DecisionRow>(statements.placeHold(hold, dailyLimitNano));
+    if (!row) throw new Error('gateway_place_hold returned no decision');
+    if (row.placed) return { placed: true };
+    return { placed: false, reason: row.reason!, remainingNano: row.remaining_nano! };
+  }
+
+  /**
+   * Owners are judged in JS (is that process alive?), then each orphan is taken in its own
+   * transaction by a DELETE that re-checks why it is an orphan: of two processes recovering at
+   * once only one deletes the row and writes its receipt, and a hold its live owner renewed
+   * meanwhile stays.
+   */
+  async function releaseOrphanedHolds(now: string, isOwnerDead: (owner: string) => boolean): Promise<ReceiptRecord[]> {
+    const owners = await database.rows<{ owner: string }>(statements.holdOwners());
+    const deadOwners = owners.map((row) => row.owner).filter((owner) => isOwnerDead(owner));
+    const candidates = await database.rows<{ id: string }>(statements.holdsToRelease(now, deadOwners));
+    const released: ReceiptRecord[] = [];
+    for (const { id } of candidates) {
+      const receipt = await database.transaction(async (client) => {
+        const row = await database.first<HoldRow>(statements.takeOrphanedHold(id, now, deadOwners), client);
+        if (!row) return null;
+        const closed = orphanReceipt(holdFromRow(row), now);
+        await recordReceipt(closed, client);
+        return closed;
+      });
+      if (receipt) released.push(receipt);
+    }
+    return released;
+  }
+
+  async function setMonthlyBudget(accountId: string, nano: number | null, actor: string): Promise<void> {
+    const at = new Date().toISOString();
+    const detail = { monthly_budget: nano === null ? null : formatUsd(nano) };
+    await database.transaction(async (client) => {
+      await database.rows(statements.setBudget(accountId, nano), client);
+      await database.rows(statements.insertAudit(accountId, at, actor, 'budget.set', detail), client);
+    });
+  }
+
+  async function accountSummary(accountId: string, month: string): Promise<AccountSummary> {
+    const row = (await database.first<SummaryRow>(statements.accountSummary(accountId, month)))!;
+    return {
+      balanceNano: row.balance_nano ?? 0,
+      heldNano: row.held_nano,
+      holdCount: row.hold_count,
+      month,
+      monthChargedNano: row.month_charged_nano,
+      monthHeldNano: row.month_held_nano,
+      monthlyBudgetNano: row.monthly_budget_nano,
+    };
+  }
+
+  return {
+    placeHold,
+    recordReceipt,
+    releaseOrphanedHolds,
+    setMonthlyBudget,
+    accountSummary,
+    async extendHolds(owner: string, expiresAt: string): Promise<void> {
+      await database.rows(statements.extendHolds(owner, expiresAt));
+    },
+    async listHolds(accountId: string): Promise<HoldRecord[]> {
+      return (await database.rows<HoldRow>(statements.holdsOfAccount(accountId))).map(holdFromRow);
+    },
+    async keyDaySpend(keyId: string, day: string): Promise<{ chargedNano: number; heldNano: number }> {
+      const row = (await database.first<{ charged_nano: number; held_nano: number }>(statements.keyDaySpend(keyId, day)))!;
+      return { chargedNano: row.charged_nano, heldNano: row.held_nano };
+    },
+  };
+}

@@ -1,0 +1,269 @@
+import assert from 'node:assert/strict';
+import { randomBytes } from 'node:crypto';
+import { after, describe, test } from 'node:test';
+import pg from 'pg';
+import { runLedgerContract, sampleHold } from '../ledger-contract.ts';
+import { runStoreContract, sampleKey, sampleReceipt } from '../store-contract.ts';
+import { DEFAULT_ACCOUNT_ID, type Store } from '../store.ts';
+import { migrations } from './migrations.ts';
+import { poolSettings, redactedUrl } from './postgres-pool.ts';
+import { createPostgresStore } from './postgres-store.ts';
+
+const TEST_URL = process.env.PG_TEST_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
+const MONTH = '2026-11';
+const DAY = '2026-11-21';
+
+/** Null when PostgreSQL answers, else why not. */
+async function unreachableReason(): Promise<string | null> {
+  const client = new pg.Client({ connectionString: TEST_URL, connectionTimeoutMillis: 3_000 });
+  try {
+    await client.connect();
+    await client.query('SELECT 1');
+    return null;
+  } catch (error) {
+    return (error as Error).message || String(error);
+  } finally {
+    await client.end().catch(() => undefined);
+  }
+}
+
+/** The test URL with every connection's search_path on `schema` (and other settings given as `-c name=value`). */
+function urlOnSchema(schema: string, extra: Record<string, string> = {}, settings = ''): string {
+  const url = new URL(TEST_URL);
+  url.searchParams.set('options', `-c search_path=${schema} ${settings}`.trim());
+  for (const [name, value] of Object.entries(extra)) url.searchParams.set(name, value);
+  return url.href;
+}
+
+describe('postgres pool settings', () => {
+  test('pool_max sizes the pool and is not passed on to pg; bad values are refused', () => {
+    assert.deepEqual(poolSettings('postgres://u@h:5432/db?pool_max=3&sslmode=disable'), {
+      connectionString: 'postgres://u@h:5432/db?sslmode=disable&options=-c+DateStyle%3DISO',
+      max: 3,
+    });
+    const withOptions = new URL(poolSettings('postgres://u@h/db?options=-c%20search_path%3Dgw').connectionString);
+    assert.equal(withOptions.searchParams.get('options'), '-c search_path=gw -c DateStyle=ISO');
+    assert.equal(poolSettings('postgresql://u@h/db').max, 10);
+    assert.throws(() => poolSettings('postgres://u@h/db?pool_max=0'), /pool_max/);
+    assert.throws(() => poolSettings('postgres://u@h/db?pool_max=many'), /pool_max/);
+    assert.throws(() => poolSettings('mysql://u@h/db'), /postgres:\/\//);
+  });
+
+  test('messages never show the password', () => {
+    assert.equal(redactedUrl('postgres://user:secret@h:5432/db'), 'postgres://user:***@h:5432/db');
+  });
+});
+
+const unreachable = await unreachableReason();
+
+if (unreachable !== null) {
+  const message = `PostgreSQL not reachable at ${redactedUrl(TEST_URL)} (${unreachable}); set PG_TEST_URL to run these tests`;
+  if (process.env.CI === 'true') {
+    test('PostgreSQL store', () => assert.fail(`${message}. CI=true requires it.`));
+  } else {
+    test('PostgreSQL store', { skip: message }, () => undefined);
+  }
+} else {
+  const admin = new pg.Pool({ connectionString: TEST_URL, max: 2 });
+  const schemas: string[] = [];
+
+  /** A new empty schema, dropped when the file's tests end. */
+  async function freshSchema(): Promise<string> {
+    const schema = `gw_test_${randomBytes(6).toString('hex')}`;
+    await admin.query(`CREATE SCHEMA ${schema}`);
+    schemas.push(schema);
+    return schema;
+  }
+
+  async function freshStore(): Promise<Store> {
+    return createPostgresStore(urlOnSchema(await freshSchema()));
+  }
+
+  after(async () => {
+    for (const schema of schemas) await admin.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`);
+    await admin.end();
+  });
+
+  runStoreContract('postgres', freshStore);
+  runLedgerContract('postgres', freshStore);
+
+  /** Two stores (two pools, as two gateway processes would have) on one fresh schema. */
+  async function withTwoProcesses(body: (first: Store, second: Store, schema: string) => Promise<void>): Promise<void> {
+    const schema = await freshSchema();
+    const first = createPostgresStore(urlOnSchema(schema, { pool_max: '8' }));
+    const second = createPostgresStore(urlOnSchema(schema, { pool_max: '8' }));
+    try {
+      await Promise.all([first.migrate(), second.migrate()]);
+      await first.insertKey(sampleKey());
+      await body(first, second, schema);
+    } finally {
+      await Promise.all([first.close(), second.close()]);
+    }
+  }
+
+  describe('postgres store', () => {
+    test('migrations are numbered in increasing order', () => {
+      const versions = migrations.map((migration) => migration.version);
+      assert.deepEqual(versions, [...versions].sort((a, b) => a - b));
+      assert.equal(new Set(versions).size, versions.length);
+    });
+
+    test('several processes migrating one new schema at once all succeed, each migration once', async () => {
+      const schema = await freshSchema();
+      const stores = Array.from({ length: 4 }, () => createPostgresStore(urlOnSchema(schema)));
+      try {
+        await Promise.all(stores.map((store) => store.migrate()));
+        const { rows } = await admin.query(`SELECT version FROM ${schema}.schema_migrations ORDER BY version`);
+        assert.deepEqual(rows.map((row) => row.version), migrations.map((migration) => migration.version));
+        const accounts = await admin.query(`SELECT count(*)::int AS count FROM ${schema}.accounts`);
+        assert.equal(accounts.rows[0].count, 1);
+      } finally {
+        await Promise.all(stores.map((store) => store.close()));
+      }
+    });
+
+    test('use before migrate says so', async () => {
+      const store = await freshStore();
+      try {
+        await assert.rejects(store.listKeys(DEFAULT_ACCOUNT_ID), /no gateway schema yet; call migrate\(\) first/);
+      } finally {
+        await store.close();
+      }
+    });
+
+    test('a BIGINT beyond Number.MAX_SAFE_INTEGER is refused, not rounded', () =>
+      withTwoProcesses(async (store, _other, schema) => {
+        await admin.query(`UPDATE ${schema}.accounts SET balance_nano = 9007199254740993 WHERE id = $1`, [DEFAULT_ACCOUNT_ID]);
+        await assert.rejects(store.getBalance(DEFAULT_ACCOUNT_ID), RangeError);
+        await admin.query(`UPDATE ${schema}.accounts SET balance_nano = 9007199254740991 WHERE id = $1`, [DEFAULT_ACCOUNT_ID]);
+        assert.equal(await store.getBalance(DEFAULT_ACCOUNT_ID), Number.MAX_SAFE_INTEGER);
+      }));
+
+    test('two processes placing 200 holds at once on one account never exceed the balance', () =>
+      withTwoProcesses(async (first, second) => {
+        await first.addFunds(DEFAULT_ACCOUNT_ID, 50_000, 'test');
+        const decisions = await Promise.all(
+          Array.from({ length: 200 }, (_, index) =>
+            (index % 2 ? first : second).placeHold(sampleHold({ id: `rcpt_${index}`, amountNano: 1_000 }), null),
+          ),
+        );
+        assert.equal(decisions.filter((decision) => decision.placed).length, 50);
+        for (const decision of decisions) {
+          if (!decision.placed) assert.equal(decision.reason, 'insufficient_balance');
+        }
+        const summary = await second.accountSummary(DEFAULT_ACCOUNT_ID, MONTH);
+        assert.deepEqual([summary.heldNano, summary.holdCount, summary.balanceNano], [50_000, 50, 50_000]);
+      }));
+
+    test('two processes at once never pass the daily limit or the monthly budget', () =>
+      withTwoProcesses(async (first, second) => {
+        await first.addFunds(DEFAULT_ACCOUNT_ID, 10_000_000, 'test');
+        const place = (prefix: string, count: number, dailyLimit: number | null, overrides = {}) =>
+          Promise.all(
+            Array.from({ length: count }, (_, index) =>
+              (index % 2 ? first : second).placeHold(sampleHold({ id: `rcpt_${prefix}${index}`, amountNano: 1_000, ...overrides }), dailyLimit),
+            ),
+          );
+        const daily = await place('d', 100, 30_000);
+        assert.equal(daily.filter((decision) => decision.placed).length, 30);
+        assert.deepEqual(await first.keyDaySpend('key_000000001aaaaaaaaaaaa', DAY), { chargedNano: 0, heldNano: 30_000 });
+
+        await second.setMonthlyBudget(DEFAULT_ACCOUNT_ID, 45_000, 'test');
+        const monthly = await place('m', 100, null, { day: '2026-11-22' });
+        assert.equal(monthly.filter((decision) => decision.placed).length, 15);
+        assert.equal((await first.accountSummary(DEFAULT_ACCOUNT_ID, MONTH)).monthHeldNano, 45_000);
+      }));
+
+    test('settling from two processes at once keeps funds - charges = balance and counts every charge', () =>
+      withTwoProcesses(async (first, second) => {
+        await first.addFunds(DEFAULT_ACCOUNT_ID, 1_000_000, 'test');
+        const ids = Array.from({ length: 100 }, (_, index) => `rcpt_${index}`);
+        await Promise.all(ids.map((id, index) => (index % 2 ? first : second).placeHold(sampleHold({ id, amountNano: 5_000 }), null)));
+        await Promise.all(
+          ids.map((id, index) =>
+            (index % 2 ? second : first).recordReceipt(
+              sampleReceipt({ id, keyId: 'key_000000001aaaaaaaaaaaa', holdNano: 5_000, costNano: 1_000 + index, createdAt: `${DAY}T10:00:00.000Z` }),
+            ),
+          ),
+        );
+        const charged = ids.reduce((sum, _id, index) => sum + 1_000 + index, 0);
+        const totals = await second.ledgerTotals(DEFAULT_ACCOUNT_ID);
+        assert.deepEqual(totals, { funds: 1_000_000, charges: charged });
+        assert.equal(await first.getBalance(DEFAULT_ACCOUNT_ID), 1_000_000 - charged);
+        const summary = await first.accountSummary(DEFAULT_ACCOUNT_ID, MONTH);
+        assert.deepEqual([summary.holdCount, summary.monthChargedNano], [0, charged]);
+        assert.deepEqual(await second.keyDaySpend('key_000000001aaaaaaaaaaaa', DAY), { chargedNano: charged, heldNano: 0 });
+      }));
+
+    test('two processes recovering at once close each orphaned hold exactly once', () =>
+      withTwoProcesses(async (first, second, schema) => {
+        await first.addFunds(DEFAULT_ACCOUNT_ID, 1_000_000, 'test');
+        for (let index = 0; index < 20; index++) {
+          await first.placeHold(sampleHold({ id: `rcpt_${index}`, owner: 'host/9/gone', expiresAt: `${DAY}T10:01:00.000Z` }), null);
+        }
+        await first.placeHold(sampleHold({ id: 'rcpt_live', owner: 'host/1/live', expiresAt: `${DAY}T11:00:00.000Z` }), null);
+        const now = `${DAY}T10:30:00.000Z`;
+        const [fromFirst, fromSecond] = await Promise.all([
+          first.releaseOrphanedHolds(now, () => false),
+          second.releaseOrphanedHolds(now, () => false),
+        ]);
+        const released = [...fromFirst, ...fromSecond].map((receipt) => receipt.id).sort();
+        assert.deepEqual(released, Array.from({ length: 20 }, (_, index) => `rcpt_${index}`).sort());
+        assert.deepEqual((await second.listHolds(DEFAULT_ACCOUNT_ID)).map((hold) => hold.id), ['rcpt_live']);
+        const { rows } = await admin.query(`SELECT count(*)::int AS count FROM ${schema}.receipts WHERE status = 'failed' AND cost_nano = 0`);
+        assert.equal(rows[0].count, 20);
+        assert.equal(await first.getBalance(DEFAULT_ACCOUNT_ID), 1_000_000);
+      }));
+
+    test('keysChangeToken moves when another process inserts or revokes a key, not on receipts', () =>
+      withTwoProcesses(async (server, cli) => {
+        const key = sampleKey({ id: 'key_watched', prefix: 'svc_Watched1', hash: 'hash-watched' });
+        await cli.insertKey(key);
+        const before = await server.keysChangeToken();
+        await server.recordReceipt(sampleReceipt({ id: 'rcpt_1' }));
+        await cli.recordReceipt(sampleReceipt({ id: 'rcpt_2', costNano: 0 }));
+        assert.equal(await server.keysChangeToken(), before, 'receipts must not drop the key cache');
+
+        assert.ok(await cli.revokeKey(DEFAULT_ACCOUNT_ID, key.prefix, '2025-02-01T00:00:00.000Z', 'cli'));
+        const afterRevoke = await server.keysChangeToken();
+        assert.notEqual(afterRevoke, before, 'a revocation by another process must be noticed');
+        assert.equal((await server.findKeyByHash(key.hash))?.revokedAt, '2025-02-01T00:00:00.000Z');
+        assert.equal(await server.keysChangeToken(), afterRevoke, 'stable until the next key change');
+
+        assert.equal(await cli.revokeKey(DEFAULT_ACCOUNT_ID, key.prefix, '2025-02-01T00:00:00.000Z', 'cli'), null);
+        assert.equal(await server.keysChangeToken(), afterRevoke, 'a revoke that found nothing changes nothing');
+        await cli.insertKey(sampleKey({ id: 'key_new', hash: 'hash-new' }));
+        assert.notEqual(await server.keysChangeToken(), afterRevoke);
+      }));
+
+    test('a NUL character in receipt JSON (refused by jsonb) is replaced, never failing the charge', () =>
+      withTwoProcesses(async (store) => {
+        await store.addFunds(DEFAULT_ACCOUNT_ID, 10_000, 'test');
+        const receipt = sampleReceipt({ attempts: [{ model: 'sim/steady', outcome: 'failed', detail: 'bad\0byte', latencyMs: 1 }], costNano: 100 });
+        await store.recordReceipt(receipt);
+        assert.equal((await store.getReceipt(DEFAULT_ACCOUNT_ID, receipt.id))?.attempts[0]?.detail, 'bad\uFFFDbyte');
+        assert.equal(await store.getBalance(DEFAULT_ACCOUNT_ID), 9_900);
+      }));
+
+    test('instants round-trip whatever the DateStyle and TimeZone of the session', async () => {
+      const schema = await freshSchema();
+      const store = createPostgresStore(urlOnSchema(schema, {}, '-c DateStyle=SQL,DMY -c TimeZone=Asia/Kolkata'));
+      try {
+        await store.migrate();
+        const key = sampleKey({ expiresAt: '2026-03-08T07:30:00.123Z', createdAt: '1999-12-31T23:59:59.999Z' });
+        await store.insertKey(key);
+        assert.deepEqual(await store.findKeyByHash(key.hash), key);
+        await store.recordReceipt(sampleReceipt({ createdAt: '2026-11-21T23:30:00.000Z', costNano: 5 }));
+        assert.deepEqual(await store.keyDaySpend(key.id, '2026-11-21'), { chargedNano: 5, heldNano: 0 }, 'a hold-less charge counts on its UTC day');
+      } finally {
+        await store.close();
+      }
+    });
+
+    test('close twice is harmless', async () => {
+      const store = await freshStore();
+      await store.close();
+      await store.close();
+    });
+  });
+}

@@ -1,0 +1,124 @@
+import { formatUsd } from '../../lib/money.ts';
+import type { AuditEntry } from '../records.ts';
+import type { ReceiptPage, Store } from '../store.ts';
+import { applyMigrations } from './migrations.ts';
+import { PostgresDatabase } from './postgres-database.ts';
+import { createPostgresLedger } from './postgres-ledger.ts';
+import { apiKeyFromRow, type ApiKeyRow, auditFromRow, type AuditRow, receiptFromRow, type ReceiptRow } from './row-mapping.ts';
+import { statements } from './statements.ts';
+
+/**
+ * A Store on PostgreSQL, for several gateway processes sharing one ledger. `url` is a
+ * postgres:// or postgresql:// URL; `?pool_max=` sizes the connection pool (default 10).
+ *
+ * Round trips to the database per model request, each one statement in its own transaction:
+ * - keysChangeToken: 1 (one-row primary-key SELECT)
+ * - findKeyByHash: 1, only when the key is not in the authenticator's cache
+ * - placeHold: 1 (gateway_place_hold: lock the account row, check, insert)
+ * - recordReceipt: 1 (gateway_record_receipt: debit, receipt, release, day/month spend, last use)
+ */
+export function createPostgresStore(url: string): Store {
+  const database = new PostgresDatabase(url);
+  const ledger = createPostgresLedger(database);
+  let closing: Promise<void> | undefined;
+
+  return {
+    async migrate() {
+      const client = await database.pool.connect();
+      try {
+        await applyMigrations(client);
+      } finally {
+        client.release();
+      }
+    },
+
+    async insertKey(key) {
+      await database.transaction(async (client) => {
+        // Keys arrive before anything else for an account, so they bring its row into being.
+        await database.rows(statements.ensureAccount(key.accountId, key.createdAt), client);
+        await database.rows(statements.insertKey(key), client);
+        await database.rows(statements.bumpKeyChanges(), client);
+      });
+    },
+    async findKeyByHash(hash) {
+      const row = await database.first<ApiKeyRow>(statements.keyByHash(hash));
+      return row ? apiKeyFromRow(row) : null;
+    },
+    async listKeys(accountId) {
+      return (await database.rows<ApiKeyRow>(statements.keysOfAccount(accountId))).map(apiKeyFromRow);
+    },
+    async revokeKey(accountId, idOrPrefix, at, actor) {
+      return database.transaction(async (client) => {
+        const matches = await database.rows<ApiKeyRow>(statements.activeKeysMatching(accountId, idOrPrefix), client);
+        if (matches.length > 1) throw new Error(`"${idOrPrefix}" is ambiguous: it matches more than one active key; use the key id`);
+        const match = matches[0];
+        if (!match) return null;
+        const row = (await database.first<ApiKeyRow>(statements.revokeKey(match.id, at), client))!;
+        await database.rows(statements.insertAudit(accountId, at, actor, 'key.revoked', { keyId: row.id, prefix: row.prefix }), client);
+        // Committed together with the revocation: no process can see one without the other.
+        await database.rows(statements.bumpKeyChanges(), client);
+        return apiKeyFromRow(row);
+      });
+    },
+    async keysChangeToken() {
+      const row = await database.first<{ version: number }>(statements.keyChangesVersion());
+      if (!row) throw new Error('the key_changes row is missing; run migrate()');
+      return row.version;
+    },
+
+    placeHold: (hold, dailyLimitNano) => ledger.placeHold(hold, dailyLimitNano),
+    recordReceipt: (receipt) => ledger.recordReceipt(receipt),
+    extendHolds: (owner, expiresAt) => ledger.extendHolds(owner, expiresAt),
+    releaseOrphanedHolds: (now, isOwnerDead) => ledger.releaseOrphanedHolds(now, isOwnerDead),
+    listHolds: (accountId) => ledger.listHolds(accountId),
+    accountSummary: (accountId, month) => ledger.accountSummary(accountId, month),
+    keyDaySpend: (keyId, day) => ledger.keyDaySpend(keyId, day),
+    async setMonthlyBudget(accountId, nano, actor) {
+      if (nano !== null && (!Number.isSafeInteger(nano) || nano < 0)) throw new RangeError(`a budget must be a whole number of nano-USD, got ${nano}`);
+      await ledger.setMonthlyBudget(accountId, nano, actor);
+    },
+
+    async getReceipt(accountId, id) {
+      const row = await database.first<ReceiptRow>(statements.receipt(accountId, id));
+      return row ? receiptFromRow(row) : null;
+    },
+    async listReceipts(accountId, { limit, before }): Promise<ReceiptPage> {
+      if (!Number.isSafeInteger(limit) || limit < 1) throw new RangeError(`limit must be a positive integer, got ${limit}`);
+      // One row more than asked tells whether another page exists.
+      const statement =
+        before === undefined ? statements.newestReceipts(accountId, limit + 1) : statements.receiptsBefore(accountId, before, limit + 1);
+      const rows = await database.rows<ReceiptRow>(statement);
+      return { data: rows.slice(0, limit).map(receiptFromRow), hasMore: rows.length > limit };
+    },
+
+    async getBalance(accountId) {
+      return (await database.first<{ balance_nano: number }>(statements.balance(accountId)))?.balance_nano ?? 0;
+    },
+    async addFunds(accountId, nano, actor, note) {
+      if (!Number.isSafeInteger(nano) || nano <= 0) throw new RangeError(`funds must be a positive whole number of nano-USD, got ${nano}`);
+      const at = new Date().toISOString();
+      return database.transaction(async (client) => {
+        // The account row first, as in placing a hold: one lock order.
+        const { balance_nano: balance } = (await database.first<{ balance_nano: number }>(statements.creditAccount(accountId, nano, at), client))!;
+        await database.rows(statements.insertFunds(accountId, at, nano, note ?? null), client);
+        await database.rows(statements.insertAudit(accountId, at, actor, 'funds.added', { amount: formatUsd(nano), note: note ?? null }), client);
+        return balance;
+      });
+    },
+    async ledgerTotals(accountId) {
+      return (await database.first<{ funds: number; charges: number }>(statements.ledgerTotals(accountId)))!;
+    },
+
+    async appendAudit(entry: Omit<AuditEntry, 'id'>) {
+      await database.rows(statements.insertAudit(entry.accountId, entry.at, entry.actor, entry.action, entry.detail));
+    },
+    async listAudit(accountId, limit) {
+      return (await database.rows<AuditRow>(statements.newestAudit(accountId, limit))).map(auditFromRow);
+    },
+
+    close() {
+      // pg refuses a second end(); closing twice is harmless here, as with SQLite.
+      return (closing ??= database.pool.end());
+    },
+  };
+}

@@ -1,0 +1,147 @@
+import type { Usage } from '../../protocol/canonical/chat-result.ts';
+import type { ApiKeyRecord, AppliedPrices, Attempt, AuditEntry, HoldRecord, ReceiptRecord, ReceiptStatus, Scope } from '../records.ts';
+
+/**
+ * Column values as pg hands them to us with the adapter's type parsers (postgres-pool.ts):
+ * BIGINT as a safe integer, timestamptz as an ISO string, jsonb parsed, text[] as an array.
+ */
+export interface ApiKeyRow {
+  id: string;
+  account_id: string;
+  name: string;
+  prefix: string;
+  hash: string;
+  scopes: string[];
+  models: string[] | null;
+  daily_limit_nano: number | null;
+  rate_limit_per_minute: number | null;
+  expires_at: string | null;
+  revoked_at: string | null;
+  created_at: string;
+  last_used_at: string | null;
+}
+
+export interface ReceiptRow {
+  id: string;
+  request_id: string;
+  account_id: string;
+  key_id: string;
+  key_prefix: string;
+  created_at: string;
+  status: string;
+  endpoint: string;
+  stream: boolean;
+  requested_model: string | null;
+  answering_model: string | null;
+  attempts: Attempt[];
+  usage: Usage | null;
+  usage_estimated: boolean;
+  prices: AppliedPrices | null;
+  hold_nano: number;
+  cost_nano: number;
+  latency_ms: number;
+  time_to_first_token_ms: number | null;
+  error_code: string | null;
+}
+
+export interface HoldRow {
+  id: string;
+  request_id: string;
+  account_id: string;
+  key_id: string;
+  key_prefix: string;
+  endpoint: string;
+  stream: boolean;
+  requested_model: string | null;
+  amount_nano: number;
+  day: string;
+  month: string;
+  created_at: string;
+  owner: string;
+  expires_at: string;
+}
+
+export interface AuditRow {
+  id: number;
+  account_id: string;
+  at: string;
+  actor: string;
+  action: string;
+  detail: Record<string, unknown>;
+}
+
+export function apiKeyFromRow(row: ApiKeyRow): ApiKeyRecord {
+  return {
+    id: row.id,
+    accountId: row.account_id,
+    name: row.name,
+    prefix: row.prefix,
+    hash: row.hash,
+    scopes: row.scopes as Scope[],
+    models: row.models,
+    dailyLimitNano: row.daily_limit_nano,
+    rateLimitPerMinute: row.rate_limit_per_minute,
+    expiresAt: row.expires_at,
+    revokedAt: row.revoked_at,
+    createdAt: row.created_at,
+    lastUsedAt: row.last_used_at,
+  };
+}
+
+export function receiptFromRow(row: ReceiptRow): ReceiptRecord {
+  return {
+    id: row.id,
+    requestId: row.request_id,
+    accountId: row.account_id,
+    keyId: row.key_id,
+    keyPrefix: row.key_prefix,
+    createdAt: row.created_at,
+    status: row.status as ReceiptStatus,
+    endpoint: row.endpoint,
+    stream: row.stream,
+    requestedModel: row.requested_model,
+    answeringModel: row.answering_model,
+    attempts: row.attempts,
+    usage: row.usage,
+    usageEstimated: row.usage_estimated,
+    prices: row.prices,
+    holdNano: row.hold_nano,
+    costNano: row.cost_nano,
+    latencyMs: row.latency_ms,
+    timeToFirstTokenMs: row.time_to_first_token_ms,
+    errorCode: row.error_code,
+  };
+}
+
+export function holdFromRow(row: HoldRow): HoldRecord {
+  return {
+    id: row.id,
+    requestId: row.request_id,
+    accountId: row.account_id,
+    keyId: row.key_id,
+    keyPrefix: row.key_prefix,
+    endpoint: row.endpoint,
+    stream: row.stream,
+    requestedModel: row.requested_model,
+    amountNano: row.amount_nano,
+    day: row.day,
+    month: row.month,
+    createdAt: row.created_at,
+    owner: row.owner,
+    expiresAt: row.expires_at,
+  };
+}
+
+export function auditFromRow(row: AuditRow): AuditEntry {
+  return { id: row.id, accountId: row.account_id, at: row.at, actor: row.actor, action: row.action, detail: row.detail };
+}
+
+// jsonb refuses the NUL character that SQLite's TEXT keeps; a provider's error text may hold one.
+function withoutNul(_key: string, value: unknown): unknown {
+  return typeof value === 'string' && value.includes('\0') ? value.replaceAll('\0', '\uFFFD') : value;
+}
+
+/** JSON for a jsonb parameter: pg would turn a JS array into a PostgreSQL array, not JSON. */
+export function jsonParameter(value: unknown): string | null {
+  return value === null || value === undefined ? null : JSON.stringify(value, withoutNul);
+}

@@ -1,0 +1,147 @@
+import type { QueryConfig } from 'pg';
+import type { ApiKeyRecord, HoldRecord, ReceiptRecord } from '../records.ts';
+import { jsonParameter } from './row-mapping.ts';
+
+/**
+ * Every statement the PostgreSQL store runs. Each has a name, so pg prepares it once per pooled
+ * connection and later runs send only Bind/Execute: no parsing or planning on the hot path.
+ * Names start with `gateway_` and must stay unique per text.
+ */
+type Statement = QueryConfig<unknown[]>;
+
+const keyColumns =
+  'id, account_id, name, prefix, hash, scopes, models, daily_limit_nano, rate_limit_per_minute, expires_at, revoked_at, created_at, last_used_at';
+const receiptColumns =
+  'id, request_id, account_id, key_id, key_prefix, created_at, status, endpoint, stream, requested_model, answering_model, attempts, usage, usage_estimated, prices, hold_nano, cost_nano, latency_ms, time_to_first_token_ms, error_code';
+const holdColumns =
+  'id, request_id, account_id, key_id, key_prefix, endpoint, stream, requested_model, amount_nano, day, month, created_at, owner, expires_at';
+
+/** `$1, $2, ... $count` */
+function placeholders(count: number): string {
+  return Array.from({ length: count }, (_, index) => `$${index + 1}`).join(', ');
+}
+
+function named(name: string, text: string, values: unknown[]): Statement {
+  return { name: `gateway_${name}`, text, values };
+}
+
+const placeHoldText = `SELECT placed, reason, remaining_nano FROM gateway_place_hold(${placeholders(15)})`;
+const recordReceiptText = `SELECT gateway_record_receipt(${placeholders(21)})`;
+
+export const statements = {
+  // Accounts and funds
+  ensureAccount: (id: string, createdAt: string) =>
+    named('ensure_account', 'INSERT INTO accounts (id, balance_nano, created_at) VALUES ($1, 0, $2) ON CONFLICT (id) DO NOTHING', [id, createdAt]),
+  creditAccount: (id: string, nano: number, at: string) =>
+    named(
+      'credit_account',
+      `INSERT INTO accounts AS a (id, balance_nano, created_at) VALUES ($1, $2, $3)
+       ON CONFLICT (id) DO UPDATE SET balance_nano = a.balance_nano + EXCLUDED.balance_nano
+       RETURNING balance_nano`,
+      [id, nano, at],
+    ),
+  balance: (accountId: string) => named('balance', 'SELECT balance_nano FROM accounts WHERE id = $1', [accountId]),
+  insertFunds: (accountId: string, at: string, nano: number, note: string | null) =>
+    named('insert_funds', "INSERT INTO ledger_entries (account_id, at, kind, amount_nano, note) VALUES ($1, $2, 'funds', $3, $4)", [accountId, at, nano, note]),
+  // Funds come from the ledger; charges are the receipts' costs. sum() of BIGINT is numeric: back to BIGINT.
+  ledgerTotals: (accountId: string) =>
+    named(
+      'ledger_totals',
+      `SELECT (SELECT coalesce(sum(amount_nano), 0)::bigint FROM ledger_entries WHERE account_id = $1 AND kind = 'funds') AS funds,
+              (SELECT coalesce(sum(cost_nano), 0)::bigint FROM receipts WHERE account_id = $1 AND cost_nano > 0) AS charges`,
+      [accountId],
+    ),
+  setBudget: (accountId: string, nano: number | null) =>
+    named('set_budget', 'UPDATE accounts SET monthly_budget_nano = $2 WHERE id = $1', [accountId, nano]),
+
+  // API keys
+  insertKey: (key: ApiKeyRecord) =>
+    named('insert_key', `INSERT INTO api_keys (${keyColumns}) VALUES (${placeholders(13)})`, [
+      key.id, key.accountId, key.name, key.prefix, key.hash, key.scopes, key.models, key.dailyLimitNano,
+      key.rateLimitPerMinute, key.expiresAt, key.revokedAt, key.createdAt, key.lastUsedAt,
+    ]),
+  keyByHash: (hash: string) => named('key_by_hash', `SELECT ${keyColumns} FROM api_keys WHERE hash = $1`, [hash]),
+  keysOfAccount: (accountId: string) =>
+    named('keys_of_account', `SELECT ${keyColumns} FROM api_keys WHERE account_id = $1 ORDER BY created_at DESC, id DESC`, [accountId]),
+  // LIMIT 2 is enough to tell "one match" from "ambiguous"; FOR UPDATE makes a concurrent revoke wait, then find nothing.
+  activeKeysMatching: (accountId: string, idOrPrefix: string) =>
+    named(
+      'active_keys_matching',
+      `SELECT ${keyColumns} FROM api_keys
+       WHERE account_id = $1 AND revoked_at IS NULL AND (id = $2 OR prefix = $2) LIMIT 2 FOR UPDATE`,
+      [accountId, idOrPrefix],
+    ),
+  revokeKey: (id: string, at: string) => named('revoke_key', `UPDATE api_keys SET revoked_at = $2 WHERE id = $1 RETURNING ${keyColumns}`, [id, at]),
+  bumpKeyChanges: () => named('bump_key_changes', 'UPDATE key_changes SET version = version + 1 WHERE id', []),
+  keyChangesVersion: () => named('key_changes_version', 'SELECT version FROM key_changes WHERE id', []),
+
+  // Receipts
+  /** Receipt, charge, hold release and last use in one statement (migration 2). */
+  recordReceipt: (receipt: ReceiptRecord, touchKey: boolean) =>
+    named('record_receipt', recordReceiptText, [
+      receipt.id, receipt.requestId, receipt.accountId, receipt.keyId, receipt.keyPrefix, receipt.createdAt, receipt.status,
+      receipt.endpoint, receipt.stream, receipt.requestedModel, receipt.answeringModel, jsonParameter(receipt.attempts),
+      jsonParameter(receipt.usage), receipt.usageEstimated, jsonParameter(receipt.prices), receipt.holdNano, receipt.costNano,
+      receipt.latencyMs, receipt.timeToFirstTokenMs, receipt.errorCode, touchKey,
+    ]),
+  receipt: (accountId: string, id: string) =>
+    named('receipt', `SELECT ${receiptColumns} FROM receipts WHERE account_id = $1 AND id = $2`, [accountId, id]),
+  newestReceipts: (accountId: string, limit: number) =>
+    named('newest_receipts', `SELECT ${receiptColumns} FROM receipts WHERE account_id = $1 ORDER BY created_at DESC, id DESC LIMIT $2`, [accountId, limit]),
+  receiptsBefore: (accountId: string, before: string, limit: number) =>
+    named(
+      'receipts_before',
+      `SELECT ${receiptColumns} FROM receipts WHERE account_id = $1 AND created_at < $2 ORDER BY created_at DESC, id DESC LIMIT $3`,
+      [accountId, before, limit],
+    ),
+
+  // Holds
+  /** Checks and the insert in one statement (migration 2). */
+  placeHold: (hold: HoldRecord, dailyLimitNano: number | null) =>
+    named('place_hold', placeHoldText, [
+      hold.id, hold.requestId, hold.accountId, hold.keyId, hold.keyPrefix, hold.endpoint, hold.stream, hold.requestedModel,
+      hold.amountNano, hold.day, hold.month, hold.createdAt, hold.owner, hold.expiresAt, dailyLimitNano,
+    ]),
+  extendHolds: (owner: string, expiresAt: string) =>
+    named('extend_holds', 'UPDATE holds SET expires_at = $2 WHERE owner = $1', [owner, expiresAt]),
+  holdOwners: () => named('hold_owners', 'SELECT DISTINCT owner FROM holds', []),
+  holdsToRelease: (now: string, deadOwners: string[]) =>
+    named('holds_to_release', `SELECT id FROM holds WHERE expires_at < $1 OR owner = ANY($2::text[])`, [now, deadOwners]),
+  /** Takes one orphan, re-checking the reason: a live owner may have renewed it meanwhile. */
+  takeOrphanedHold: (id: string, now: string, deadOwners: string[]) =>
+    named(
+      'take_orphaned_hold',
+      `DELETE FROM holds WHERE id = $1 AND (expires_at < $2 OR owner = ANY($3::text[])) RETURNING ${holdColumns}`,
+      [id, now, deadOwners],
+    ),
+  holdsOfAccount: (accountId: string) =>
+    named('holds_of_account', `SELECT ${holdColumns} FROM holds WHERE account_id = $1 ORDER BY created_at, id`, [accountId]),
+  accountSummary: (accountId: string, month: string) =>
+    named(
+      'account_summary',
+      `SELECT a.balance_nano, a.monthly_budget_nano,
+              (SELECT coalesce(sum(amount_nano), 0)::bigint FROM holds WHERE account_id = $1) AS held_nano,
+              (SELECT count(*) FROM holds WHERE account_id = $1) AS hold_count,
+              (SELECT coalesce(sum(amount_nano), 0)::bigint FROM holds WHERE account_id = $1 AND month = $2) AS month_held_nano,
+              (SELECT coalesce(sum(charged_nano), 0)::bigint FROM account_monthly_spend WHERE account_id = $1 AND month = $2) AS month_charged_nano
+       FROM (SELECT 1) AS one LEFT JOIN accounts a ON a.id = $1`,
+      [accountId, month],
+    ),
+  keyDaySpend: (keyId: string, day: string) =>
+    named(
+      'key_day_spend',
+      `SELECT (SELECT coalesce(sum(charged_nano), 0)::bigint FROM key_daily_spend WHERE key_id = $1 AND day = $2) AS charged_nano,
+              (SELECT coalesce(sum(amount_nano), 0)::bigint FROM holds WHERE key_id = $1 AND day = $2) AS held_nano`,
+      [keyId, day],
+    ),
+
+  // Audit
+  insertAudit: (accountId: string, at: string, actor: string, action: string, detail: unknown) =>
+    named('insert_audit', 'INSERT INTO audit_log (account_id, at, actor, action, detail) VALUES ($1, $2, $3, $4, $5)', [
+      accountId, at, actor, action, jsonParameter(detail),
+    ]),
+  newestAudit: (accountId: string, limit: number) =>
+    named('newest_audit', 'SELECT id, account_id, at, actor, action, detail FROM audit_log WHERE account_id = $1 ORDER BY id DESC LIMIT $2', [
+      accountId, limit,
+    ]),
+} satisfies Record<string, (...args: never[]) => Statement>;
