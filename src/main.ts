@@ -1,5 +1,6 @@
 import { loadConfig } from './config/load-config.ts';
 import { createGateway } from './gateway.ts';
+import { describeStore, storeBackend } from './storage/open-store.ts';
 
 /** `gateway start`: load config, open storage, listen, and shut down cleanly on SIGINT/SIGTERM. */
 export async function startGateway(options: { configPath?: string } = {}): Promise<{ close(): Promise<void>; url: string }> {
@@ -7,7 +8,7 @@ export async function startGateway(options: { configPath?: string } = {}): Promi
   const gateway = await createGateway(config);
   const { logger } = gateway.deps;
   const source = options.configPath ?? process.env.GATEWAY_CONFIG ?? 'built-in demo config (simulated provider)';
-  logger.info({ url: gateway.url, config: source, database: config.database.path }, `gateway listening on ${gateway.url}/v1`);
+  logger.info({ url: gateway.url, config: source, database: describeStore(storeBackend(config)) }, `gateway listening on ${gateway.url}/v1`);
   const shutdown = (signal: string) => {
     logger.info({ signal }, 'shutting down');
     gateway.close().then(

@@ -1,6 +1,6 @@
 import { parseArgs } from 'node:util';
 import { loadConfig } from '../config/load-config.ts';
-import { openStore } from '../storage/open-store.ts';
+import { describeStore, openStore, storeBackend } from '../storage/open-store.ts';
 import { CliError } from './cli-error.ts';
 import { report, type CommandContext, type CommandOptions } from './command-context.ts';
 import { addFunds, clearBudget, setBudget, showBudget, showFunds } from './funds-commands.ts';
@@ -60,7 +60,7 @@ const commands: CommandSpec[] = [
     run: async (context) => {
       // openStore has migrated already; running again is a no-op that proves it.
       await context.store.migrate();
-      const database = context.config.database.path;
+      const database = describeStore(storeBackend(context.config));
       report(context, { database, migrated: true }, () => `Database ${database} is up to date.`);
     },
   },
@@ -121,7 +121,7 @@ async function dispatch(argv: string[], output: CliOutput): Promise<void> {
   try {
     store = await openStore(config);
   } catch (error) {
-    throw new CliError(`cannot open database ${config.database.path}: ${(error as Error).message}`);
+    throw new CliError(`cannot open database ${describeStore(storeBackend(config))}: ${(error as Error).message}`);
   }
   try {
     await command.run({ config, store, options, args, now: new Date(), print: output.stdout });
