@@ -1,6 +1,5 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -11,29 +10,7 @@ import { createSqliteStore } from '../src/storage/sqlite/sqlite-store.ts';
 import { DEFAULT_ACCOUNT_ID } from '../src/storage/store.ts';
 import { startFakeUpstream } from './fake-upstream/fake-upstream.ts';
 import { harnessConfigText } from './helpers/gateway-harness.ts';
-
-/** Start `gateway start` as a real process; resolves with its base URL once it listens. */
-async function startGatewayProcess(configPath: string): Promise<{ child: ChildProcess; url: string }> {
-  const child = spawn(process.execPath, ['bin/gateway.js', 'start', '--config', configPath], {
-    env: { ...process.env, LOG_LEVEL: 'info' },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  const url = await new Promise<string>((resolve, reject) => {
-    let output = '';
-    const timer = setTimeout(() => reject(new Error(`gateway did not start:\n${output}`)), 20_000);
-    child.stdout!.on('data', (chunk) => {
-      output += chunk;
-      const match = /gateway listening on (http:\/\/[^/\s"]+)\/v1/.exec(output);
-      if (match) {
-        clearTimeout(timer);
-        resolve(match[1]!);
-      }
-    });
-    child.stderr!.on('data', (chunk) => (output += chunk));
-    child.on('exit', (code) => reject(new Error(`gateway exited with ${code}:\n${output}`)));
-  });
-  return { child, url };
-}
+import { startGatewayProcess } from './helpers/gateway-process.ts';
 
 test('a gateway killed mid-request leaves a hold that the next start releases, closing its receipt', async () => {
   const fake = await startFakeUpstream();
@@ -62,8 +39,7 @@ test('a gateway killed mid-request leaves a hold that the next start releases, c
     }
     assert.equal(holds.length, 1, 'the request holds its worst case');
     while (fake.requests.length === 0) await sleep(10);
-    first.child.kill('SIGKILL');
-    await new Promise((resolve) => first.child.once('exit', resolve));
+    await first.stop('SIGKILL');
     await pending;
     assert.equal((await store.listHolds(DEFAULT_ACCOUNT_ID)).length, 1, 'the dead process left its hold');
     assert.equal((await store.accountSummary(DEFAULT_ACCOUNT_ID, new Date().toISOString().slice(0, 7))).heldNano, holds[0]!.amountNano);
@@ -83,11 +59,10 @@ test('a gateway killed mid-request leaves a hold that the next start releases, c
       });
       assert.equal(answer.status, 200);
     } finally {
-      second.child.kill('SIGTERM');
-      await new Promise((resolve) => second.child.once('exit', resolve));
+      await second.stop();
     }
   } finally {
-    first.child.kill('SIGKILL');
+    await first.stop('SIGKILL');
     await store.close();
     await fake.close();
     await rm(directory, { recursive: true, force: true });
