@@ -7,7 +7,9 @@ import { newHoldOwner } from './billing/hold-owner.ts';
 import { RequestMeter } from './billing/request-meter.ts';
 import type { GatewayConfig } from './config/schema.ts';
 import type { GatewayDeps } from './http/gateway-deps.ts';
+import { Redis } from 'ioredis';
 import { createMemoryRateLimiter } from './limits/memory-rate-limiter.ts';
+import { createRedisRateLimiter } from './limits/redis-rate-limiter.ts';
 import { ProviderRegistry } from './providers/provider-registry.ts';
 import { ModelCatalog } from './routing/model-catalog.ts';
 import { openStore } from './storage/open-store.ts';
@@ -28,6 +30,8 @@ export async function createGateway(
   const logger = options.logger ?? (pino({ level: process.env.LOG_LEVEL ?? 'info' }) as unknown as FastifyBaseLogger);
   const store = await openStore(config);
   const providers = new ProviderRegistry(config);
+  // REDIS_URL makes rate limits global across every gateway process sharing it.
+  const redis = process.env.REDIS_URL ? new Redis(process.env.REDIS_URL, { maxRetriesPerRequest: 2, enableAutoPipelining: true }) : null;
   const holdKeeper = new HoldKeeper(store, newHoldOwner(), config.limits.hold_ttl_seconds * 1000, (error) =>
     logger.error({ err: error }, 'hold upkeep failed'),
   );
@@ -40,7 +44,7 @@ export async function createGateway(
     keys: new KeyAuthenticator(store),
     meter: new RequestMeter(store, holdKeeper),
     providers,
-    rateLimiter: createMemoryRateLimiter(),
+    rateLimiter: redis ? createRedisRateLimiter(redis) : createMemoryRateLimiter(),
     logger,
   };
   const app = buildApp(deps);
@@ -48,6 +52,7 @@ export async function createGateway(
     await app.listen({ host: config.server.host, port: config.server.port });
   } catch (error) {
     holdKeeper.stop();
+    redis?.disconnect();
     await providers.close();
     await store.close();
     throw error;
@@ -69,6 +74,7 @@ export async function createGateway(
         await deps.meter.drain();
         holdKeeper.stop();
         await deps.rateLimiter.close();
+        await redis?.quit();
         await providers.close();
         await store.close();
       })()),

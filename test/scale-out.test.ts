@@ -1,0 +1,163 @@
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { randomBytes } from 'node:crypto';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import pg from 'pg';
+import { issueApiKey } from '../src/auth/issue-api-key.ts';
+import { worstCaseCost } from '../src/billing/worst-case.ts';
+import { parseConfig } from '../src/config/load-config.ts';
+import { ModelCatalog } from '../src/routing/model-catalog.ts';
+import { parseChatCompletionRequest } from '../src/protocol/openai/parse-chat-request.ts';
+import { createPostgresStore } from '../src/storage/postgres/postgres-store.ts';
+import { DEFAULT_ACCOUNT_ID, type Store } from '../src/storage/store.ts';
+import { startFakeUpstream, type FakeUpstream } from './fake-upstream/fake-upstream.ts';
+import { harnessConfigText } from './helpers/gateway-harness.ts';
+import { startGatewayProcess, type GatewayProcess } from './helpers/gateway-process.ts';
+
+const PG_URL = process.env.PG_TEST_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
+const REDIS_URL = process.env.REDIS_TEST_URL ?? 'redis://127.0.0.1:6379';
+const body = { model: 'up/alpha', messages: [{ role: 'user', content: 'hello there' }], max_tokens: 1000 };
+
+async function postgresMissing(): Promise<string | null> {
+  const client = new pg.Client({ connectionString: PG_URL, connectionTimeoutMillis: 3_000 });
+  try {
+    await client.connect();
+    return null;
+  } catch (error) {
+    return (error as Error).message;
+  } finally {
+    await client.end().catch(() => undefined);
+  }
+}
+
+const missing = await postgresMissing();
+
+if (missing !== null) {
+  const message = `PostgreSQL not reachable at ${PG_URL} (${missing}): the scale-out tests need it`;
+  if (process.env.CI === 'true') test('scale-out', () => assert.fail(`${message}; CI=true requires it`));
+  else test('scale-out', { skip: message }, () => undefined);
+} else {
+  describe('several gateway processes on one PostgreSQL', () => {
+    const schema = `gw_scale_${randomBytes(5).toString('hex')}`;
+    const url = new URL(PG_URL);
+    url.searchParams.set('options', `-c search_path=${schema}`);
+    const databaseUrl = url.href;
+    const admin = new pg.Pool({ connectionString: PG_URL, max: 1 });
+    let directory: string;
+    let fake: FakeUpstream;
+    let store: Store;
+    let gateways: GatewayProcess[] = [];
+    let worst: number;
+
+    before(async () => {
+      await admin.query(`CREATE SCHEMA ${schema}`);
+      fake = await startFakeUpstream();
+      directory = await mkdtemp(join(tmpdir(), 'gateway-scale-'));
+      const configText = `${harnessConfigText(fake.url, join(directory, 'unused.db'), 30_000)}\nlimits: { hold_ttl_seconds: 6 }\n`;
+      const configPath = join(directory, 'gateway.yaml');
+      await writeFile(configPath, configText);
+      const config = parseConfig(configText, 'scale-out');
+      worst = worstCaseCost(parseChatCompletionRequest(body).request, [new ModelCatalog(config).models.get('up/alpha')!]);
+      store = createPostgresStore(databaseUrl);
+      await store.migrate();
+      const env = { DATABASE_URL: databaseUrl, REDIS_URL };
+      gateways = await Promise.all([startGatewayProcess(configPath, env), startGatewayProcess(configPath, env), startGatewayProcess(configPath, env)]);
+    });
+
+    after(async () => {
+      await Promise.all(gateways.map((gateway) => gateway.stop('SIGKILL')));
+      await store?.close();
+      await fake?.close();
+      await admin.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`);
+      await admin.end();
+      await rm(directory, { recursive: true, force: true });
+    });
+
+    const post = (gateway: GatewayProcess, key: string) =>
+      fetch(`${gateway.url}/v1/chat/completions`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+        body: JSON.stringify(body),
+      });
+
+    /** `count` requests at once, spread over every process, against an upstream slower than the burst. */
+    async function burst(count: number, key: string) {
+      fake.script('alpha', ...Array.from({ length: count }, () => ({ text: 'ok', headerDelayMs: 2_500, usage: { prompt: 12, completion: 2 } })));
+      const responses = await Promise.all(Array.from({ length: count }, (_, index) => post(gateways[index % gateways.length]!, key)));
+      return Promise.all(responses.map(async (response) => ({ status: response.status, json: (await response.json()) as any })));
+    }
+
+    async function assertInvariant() {
+      const totals = await store.ledgerTotals(DEFAULT_ACCOUNT_ID);
+      assert.equal(totals.funds - totals.charges, await store.getBalance(DEFAULT_ACCOUNT_ID), 'funds added minus charges equals balance');
+      assert.deepEqual(await store.listHolds(DEFAULT_ACCOUNT_ID), [], 'every hold belongs to a request in flight');
+    }
+
+    test('a balance for 5 worst cases serves exactly 5 of 120 parallel requests across 3 processes', async () => {
+      await store.addFunds(DEFAULT_ACCOUNT_ID, worst * 5 + Math.floor(worst / 2), 'test');
+      const { key } = await issueApiKey(store, { name: 'balance' });
+      const results = await burst(120, key);
+      assert.equal(results.filter((result) => result.status === 200).length, 5);
+      assert.ok(results.filter((result) => result.status !== 200).every((result) => result.status === 402 && result.json.error.code === 'insufficient_balance'));
+      assert.ok((await store.getBalance(DEFAULT_ACCOUNT_ID)) >= 0);
+      await assertInvariant();
+    });
+
+    test("a key's daily limit and the monthly budget hold across processes", async () => {
+      await store.addFunds(DEFAULT_ACCOUNT_ID, worst * 1000, 'test');
+      const { key } = await issueApiKey(store, { name: 'daily', dailyLimitNano: worst * 3 });
+      let results = await burst(60, key);
+      assert.equal(results.filter((result) => result.status === 200).length, 3);
+      assert.ok(results.filter((result) => result.status !== 200).every((result) => result.json.error.code === 'budget_exceeded'));
+
+      const month = new Date().toISOString().slice(0, 7);
+      const spent = (await store.accountSummary(DEFAULT_ACCOUNT_ID, month)).monthChargedNano;
+      await store.setMonthlyBudget(DEFAULT_ACCOUNT_ID, spent + worst * 4, 'test');
+      const { key: other } = await issueApiKey(store, { name: 'monthly' });
+      results = await burst(60, other);
+      assert.equal(results.filter((result) => result.status === 200).length, 4);
+      await store.setMonthlyBudget(DEFAULT_ACCOUNT_ID, null, 'test');
+      await assertInvariant();
+    });
+
+    test('a revocation is refused by every process on the next request', async () => {
+      const { key, record } = await issueApiKey(store, { name: 'revoked' });
+      for (const gateway of gateways) assert.equal((await post(gateway, key)).status, 200, 'warm the key cache everywhere');
+      await store.revokeKey(DEFAULT_ACCOUNT_ID, record.id, new Date().toISOString(), 'test');
+      for (const gateway of gateways) {
+        const response = await post(gateway, key);
+        assert.equal(response.status, 401);
+        assert.equal(((await response.json()) as any).error.code, 'key_revoked');
+      }
+    });
+
+    test('a rate limit is global across processes', async () => {
+      const { key } = await issueApiKey(store, { name: 'rated', rateLimitPerMinute: 10 });
+      const responses = await Promise.all(Array.from({ length: 30 }, (_, index) => post(gateways[index % gateways.length]!, key)));
+      const statuses = responses.map((response) => response.status);
+      assert.equal(statuses.filter((status) => status === 200).length, 10, `statuses: ${statuses.join(',')}`);
+      assert.ok(responses.filter((response) => response.status === 429).every((response) => Number(response.headers.get('retry-after')) >= 1));
+    });
+
+    test('killing a process mid-request: another process releases its holds, nothing lost', async () => {
+      const { key } = await issueApiKey(store, { name: 'crash' });
+      const balance = await store.getBalance(DEFAULT_ACCOUNT_ID);
+      fake.script('alpha', { hang: true });
+      const victim = gateways.pop()!;
+      const pending = post(victim, key).catch((error) => error);
+      while ((await store.listHolds(DEFAULT_ACCOUNT_ID)).length === 0) await sleep(20);
+      const [hold] = await store.listHolds(DEFAULT_ACCOUNT_ID);
+      await victim.stop('SIGKILL');
+      await pending;
+      for (let tries = 0; (await store.listHolds(DEFAULT_ACCOUNT_ID)).length > 0 && tries < 100; tries++) await sleep(100);
+      assert.deepEqual(await store.listHolds(DEFAULT_ACCOUNT_ID), [], 'released by a surviving process');
+      const receipt = await store.getReceipt(DEFAULT_ACCOUNT_ID, hold!.id);
+      assert.deepEqual([receipt?.status, receipt?.costNano], ['failed', 0]);
+      assert.equal(await store.getBalance(DEFAULT_ACCOUNT_ID), balance);
+      await assertInvariant();
+    });
+  });
+}
