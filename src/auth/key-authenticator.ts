@@ -1,6 +1,7 @@
 import { GatewayError } from '../errors/gateway-error.ts';
 import type { ApiKeyRecord, Scope } from '../storage/records.ts';
 import type { Store } from '../storage/store.ts';
+import { VersionedCache } from '../cache/versioned-cache.ts';
 import { hashApiKey, isWellFormedApiKey } from './api-key-format.ts';
 
 const MAX_CACHED = 10_000;
@@ -23,8 +24,9 @@ export function presentedKey(headers: Record<string, string | string[] | undefin
  * so a revocation takes effect on the very next request.
  */
 export class KeyAuthenticator {
-  private readonly cache = new Map<string, ApiKeyRecord | null>();
-  private changeToken: unknown = undefined;
+  // A record read while keys were at one version is never cached under a later one, so a slow
+  // read that began before a revocation cannot bring the revoked key back.
+  private readonly cache = new VersionedCache<ApiKeyRecord | null>(MAX_CACHED);
 
   /**
    * `changeToken` tells whether keys may have changed anywhere: SQLite's data_version in the
@@ -45,17 +47,13 @@ export class KeyAuthenticator {
     if (key === null) throw new GatewayError('invalid_api_key', 'No API key: send Authorization: Bearer <API_KEY>.');
     if (!isWellFormedApiKey(key)) throw new GatewayError('invalid_api_key', 'The API key is malformed; keys start with svc_.');
 
-    const token = await this.changeTokenOf();
-    if (token !== this.changeToken) {
-      this.cache.clear();
-      this.changeToken = token;
-    }
+    const version = String(await this.changeTokenOf());
+    this.cache.observe(version);
     const hash = hashApiKey(key);
     let record = this.cache.get(hash);
     if (record === undefined) {
       record = await this.store.findKeyByHash(hash);
-      if (this.cache.size >= MAX_CACHED) this.cache.clear();
-      this.cache.set(hash, record);
+      this.cache.set(hash, record, version);
     }
     if (!record) throw new GatewayError('invalid_api_key', 'The API key is not known.');
     if (record.revokedAt) throw new GatewayError('key_revoked', 'The API key was revoked.');

@@ -46,6 +46,12 @@ export class ReferenceRateLimiter {
     }
     return { allowed: false, retryAfterSeconds: Number(ceilDivide(wait, 1000n * rate)) };
   }
+
+  /** The whole millisecond the subject's TAT falls in (undefined when unknown): the instant where "idle" is decided. */
+  tatFloorMs(subject: string): number | undefined {
+    const tat = this.tats.get(subject);
+    return tat === undefined ? undefined : Number(tat.units / tat.perMinute);
+  }
 }
 
 /** The suite every RateLimiter adapter must pass; `makeLimiter` gives a fresh, empty limiter. */
@@ -125,6 +131,26 @@ export function runRateLimiterContract(name: string, makeLimiter: () => Promise<
           const perMinute = random() < 0.9 ? 7 : rates[randomInteger(random, 0, rates.length - 1)]!;
           const expected = reference.take(subject, perMinute, now);
           assert.deepEqual(await limiter.take(subject, perMinute, now), expected, `step ${step}: ${subject} at ${perMinute}/min, now ${now}`);
+        }
+      }));
+
+    test('decisions match the reference model at instants on the TAT itself (seeded property)', () =>
+      withLimiter(async (limiter) => {
+        // In the millisecond the TAT falls in, a take continues from the TAT's fraction rather than
+        // restarting from now; only a burst to the limit at that instant shows the difference.
+        const random = seededRandom(7);
+        const reference = new ReferenceRateLimiter();
+        let now = 1_700_000_000_000;
+        for (let step = 0; step < 300; step += 1) {
+          const perMinute = [1, 7, 13, 61][randomInteger(random, 0, 3)]!;
+          const tatMs = reference.tatFloorMs('key_edge');
+          if (tatMs !== undefined && random() < 0.7) now = Math.max(now, tatMs + randomInteger(random, -1, 1));
+          else now += randomInteger(random, 0, 3000);
+          const takes = randomInteger(random, 1, perMinute + 1);
+          for (let take = 0; take < takes; take += 1) {
+            const expected = reference.take('key_edge', perMinute, now);
+            assert.deepEqual(await limiter.take('key_edge', perMinute, now), expected, `step ${step}.${take}: at ${perMinute}/min, now ${now}`);
+          }
         }
       }));
 

@@ -1,0 +1,43 @@
+import type { Redis } from 'ioredis';
+import type { KeyChangeSignal } from './key-change-signal.ts';
+
+/** The counter every process reads; the Redis rate limiter can read it in the same call (takeWithVersion). */
+export const DEFAULT_KEYS_VERSION_KEY = 'svc:keys:version';
+
+export interface RedisKeyChangeSignal extends KeyChangeSignal {
+  /** The counter's Redis key, for `RedisRateLimiter.takeWithVersion`. */
+  readonly key: string;
+}
+
+/**
+ * INCR, except that a counter starting over (a Redis restart without persistence, an eviction)
+ * starts at the server's clock in microseconds rather than at 1. Otherwise it would count
+ * through values it had before, and a process that last saw one of them would keep a cache
+ * that predates every change since. '0' (missing) is never a value after a bump.
+ */
+const BUMP_SCRIPT = `
+local version = redis.call('INCR', KEYS[1])
+if version == 1 then
+  local time = redis.call('TIME')
+  redis.call('SET', KEYS[1], time[1] .. string.format('%06d', tonumber(time[2])))
+end
+return 1
+`;
+
+/**
+ * Key change signal shared by every process on one Redis: `current` is one GET, `bump` one
+ * script call. The connection belongs to the caller.
+ */
+export function createRedisKeyChangeSignal(redis: Redis, options: { key?: string } = {}): RedisKeyChangeSignal {
+  const key = options.key ?? DEFAULT_KEYS_VERSION_KEY;
+  return {
+    key,
+    async current() {
+      return (await redis.get(key)) ?? '0';
+    },
+    async bump() {
+      // Rare (a key was minted, changed or revoked): sending the script text each time is fine.
+      await redis.eval(BUMP_SCRIPT, 1, key);
+    },
+  };
+}

@@ -1,0 +1,131 @@
+import assert from 'node:assert/strict';
+import { after, describe, test } from 'node:test';
+import { Redis } from 'ioredis';
+import { createRedisRateLimiter } from './redis-rate-limiter.ts';
+import { runRateLimiterContract } from './rate-limiter-contract.ts';
+import { connectTestRedis, deleteKeysUnder, REDIS_TEST_URL, reportRedisUnreachable, uniqueTestPrefix } from './redis-test-connection.ts';
+
+const connection = await connectTestRedis();
+
+if (!(connection instanceof Redis)) {
+  reportRedisUnreachable('redis rate limiter', connection.unreachable);
+} else {
+  const redis = connection;
+  const runPrefix = uniqueTestPrefix();
+  let limiters = 0;
+  /** A fresh, empty limiter: its own prefix under this run's. */
+  const freshPrefix = () => `${runPrefix}${(limiters += 1)}:`;
+
+  after(async () => {
+    await deleteKeysUnder(redis, runPrefix);
+    redis.disconnect();
+  });
+
+  async function serverMs(): Promise<number> {
+    const [seconds, micros] = await redis.time();
+    return Number(seconds) * 1000 + Math.floor(Number(micros) / 1000);
+  }
+
+  runRateLimiterContract('redis', async () => createRedisRateLimiter(redis, { prefix: freshPrefix() }));
+
+  describe('redis rate limiter', () => {
+    test('two connections (two processes) taking at once allow exactly perMinute in total', async () => {
+      const other = new Redis(REDIS_TEST_URL, { maxRetriesPerRequest: 0 });
+      try {
+        const prefix = freshPrefix();
+        const here = createRedisRateLimiter(redis, { prefix });
+        const there = createRedisRateLimiter(other, { prefix });
+        // On the server's clock: at 20/min the next slot is 3 s away, far beyond this test's run.
+        const decisions = await Promise.all(
+          Array.from({ length: 60 }, (_, i) => (i % 2 === 0 ? here : there).take('key_shared', 20)),
+        );
+        assert.equal(decisions.filter((decision) => decision.allowed).length, 20);
+        // At a fixed instant the count is exact at any rate.
+        const atOnce = await Promise.all(
+          Array.from({ length: 400 }, (_, i) => (i % 2 === 0 ? here : there).take('key_instant', 137, 1_700_000_000_000)),
+        );
+        assert.equal(atOnce.filter((decision) => decision.allowed).length, 137);
+      } finally {
+        other.disconnect();
+      }
+    });
+
+    test('without an instant it uses the Redis server clock', async () => {
+      const prefix = freshPrefix();
+      const limiter = createRedisRateLimiter(redis, { prefix });
+      const serverNow = await serverMs();
+      assert.deepEqual(await limiter.take('key_clock', 1), { allowed: true });
+      const tatMs = Number(await redis.hget(`${prefix}key_clock`, 'tatMs'));
+      assert.ok(tatMs - 60_000 >= serverNow && tatMs - 60_000 <= (await serverMs()), 'the TAT starts at the server\'s ms');
+      assert.equal((await limiter.take('key_clock', 1)).allowed, false);
+      // Stamped one window after the server's now (plus the test's own run time): free again.
+      assert.deepEqual(await limiter.take('key_clock', 1, serverNow + 60_000 + 5_000), { allowed: true });
+      assert.equal((await limiter.take('key_clock', 1, serverNow - 1_000)).allowed, false);
+    });
+
+    test('state is one hash per subject that expires one window after it goes idle', async () => {
+      const prefix = freshPrefix();
+      const limiter = createRedisRateLimiter(redis, { prefix });
+      const now = 1_700_000_000_000;
+      await limiter.take('key_state', 7, now);
+      await limiter.take('key_state', 7, now);
+      // Two intervals of 60000/7 ms: 17142 ms and 6/7 ms past now.
+      assert.deepEqual(await redis.hgetall(`${prefix}key_state`), {
+        tatMs: String(now + 17_142),
+        remainder: '6',
+        perMinute: '7',
+      });
+      const ttl = await redis.pttl(`${prefix}key_state`);
+      assert.ok(ttl > 17_143 + 60_000 - 1_000 && ttl <= 17_143 + 60_000, `ttl ${ttl}`);
+      // A refusal writes nothing, not even a new expiry.
+      await limiter.take('key_refused', 1, now);
+      await redis.pexpire(`${prefix}key_refused`, 5_000);
+      assert.equal((await limiter.take('key_refused', 1, now)).allowed, false);
+      assert.ok((await redis.pttl(`${prefix}key_refused`)) <= 5_000);
+    });
+
+    test('large instants and limits are written exactly (no exponent notation)', async () => {
+      const prefix = freshPrefix();
+      const limiter = createRedisRateLimiter(redis, { prefix });
+      const now = 4_000_000_000_000_000; // above 10^14, where Lua's tostring would round
+      assert.deepEqual(await limiter.take('key_big', 999_999, now), { allowed: true });
+      assert.deepEqual(await redis.hgetall(`${prefix}key_big`), {
+        tatMs: String(now),
+        remainder: '60000',
+        perMinute: '999999',
+      });
+    });
+
+    test('takeWithVersion reads the counter in the same call', async () => {
+      const prefix = freshPrefix();
+      const limiter = createRedisRateLimiter(redis, { prefix });
+      const versionKey = `${prefix}keys:version`;
+      assert.deepEqual(await limiter.takeWithVersion('key_v', 1, versionKey, 1_000), {
+        decision: { allowed: true },
+        keysVersion: '0',
+      });
+      await redis.incr(versionKey);
+      assert.deepEqual(await limiter.takeWithVersion('key_v', 1, versionKey, 1_000), {
+        decision: { allowed: false, retryAfterSeconds: 60 },
+        keysVersion: '1',
+      });
+      // The version key never becomes a rate limit state, and the take counted as usual.
+      assert.equal(await redis.get(versionKey), '1');
+      assert.equal((await limiter.take('key_v', 1, 1_000)).allowed, false);
+    });
+
+    test('reloads the script after the server forgot it', async () => {
+      const limiter = createRedisRateLimiter(redis, { prefix: freshPrefix() });
+      await redis.script('FLUSH');
+      assert.deepEqual(await limiter.take('key_flushed', 5, 0), { allowed: true });
+      assert.deepEqual(await limiter.take('key_flushed', 5, 0), { allowed: true });
+    });
+
+    test('close stops the limiter but leaves the shared connection open', async () => {
+      const limiter = createRedisRateLimiter(redis, { prefix: freshPrefix() });
+      await limiter.close();
+      await assert.rejects(limiter.take('key_closed', 5, 0), /closed/);
+      assert.equal(await redis.ping(), 'PONG');
+    });
+  });
+}
