@@ -7,12 +7,11 @@ import { newHoldOwner } from './billing/hold-owner.ts';
 import { RequestMeter } from './billing/request-meter.ts';
 import type { GatewayConfig } from './config/schema.ts';
 import type { GatewayDeps } from './http/gateway-deps.ts';
-import { Redis } from 'ioredis';
 import { createMemoryRateLimiter } from './limits/memory-rate-limiter.ts';
 import { createRedisRateLimiter } from './limits/redis-rate-limiter.ts';
 import { ProviderRegistry } from './providers/provider-registry.ts';
 import { ModelCatalog } from './routing/model-catalog.ts';
-import { openStore } from './storage/open-store.ts';
+import { openSharedState } from './cache/shared-state.ts';
 
 export interface RunningGateway {
   app: FastifyInstance;
@@ -28,10 +27,10 @@ export async function createGateway(
   options: { logger?: FastifyBaseLogger; /** How long close() lets requests in flight finish. */ drainMs?: number } = {},
 ): Promise<RunningGateway> {
   const logger = options.logger ?? (pino({ level: process.env.LOG_LEVEL ?? 'info' }) as unknown as FastifyBaseLogger);
-  const store = await openStore(config);
+  // DATABASE_URL and REDIS_URL make the ledger, keys and rate limits shared by every process.
+  const shared = await openSharedState(config);
+  const { store, redis } = shared;
   const providers = new ProviderRegistry(config);
-  // REDIS_URL makes rate limits global across every gateway process sharing it.
-  const redis = process.env.REDIS_URL ? new Redis(process.env.REDIS_URL, { maxRetriesPerRequest: 2, enableAutoPipelining: true }) : null;
   const holdKeeper = new HoldKeeper(store, newHoldOwner(), config.limits.hold_ttl_seconds * 1000, (error) =>
     logger.error({ err: error }, 'hold upkeep failed'),
   );
@@ -41,7 +40,7 @@ export async function createGateway(
     config,
     catalog: new ModelCatalog(config),
     store,
-    keys: new KeyAuthenticator(store),
+    keys: new KeyAuthenticator(store, shared.keyVersion),
     meter: new RequestMeter(store, holdKeeper),
     providers,
     rateLimiter: redis ? createRedisRateLimiter(redis) : createMemoryRateLimiter(),
@@ -52,9 +51,8 @@ export async function createGateway(
     await app.listen({ host: config.server.host, port: config.server.port });
   } catch (error) {
     holdKeeper.stop();
-    redis?.disconnect();
     await providers.close();
-    await store.close();
+    await shared.close();
     throw error;
   }
   const address = app.server.address();
@@ -74,9 +72,8 @@ export async function createGateway(
         await deps.meter.drain();
         holdKeeper.stop();
         await deps.rateLimiter.close();
-        await redis?.quit();
         await providers.close();
-        await store.close();
+        await shared.close();
       })()),
   };
 }

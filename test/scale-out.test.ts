@@ -1,5 +1,6 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -123,15 +124,27 @@ if (missing !== null) {
       await assertInvariant();
     });
 
-    test('a revocation is refused by every process on the next request', async () => {
+    test('a revocation with the CLI is refused by every process on the next request', async () => {
       const { key, record } = await issueApiKey(store, { name: 'revoked' });
       for (const gateway of gateways) assert.equal((await post(gateway, key)).status, 200, 'warm the key cache everywhere');
-      await store.revokeKey(DEFAULT_ACCOUNT_ID, record.id, new Date().toISOString(), 'test');
+      const cli = spawnSync(process.execPath, ['bin/gateway.js', 'keys', 'revoke', record.prefix], {
+        env: { ...process.env, DATABASE_URL: databaseUrl, REDIS_URL },
+        encoding: 'utf8',
+      });
+      assert.equal(cli.status, 0, cli.stderr);
       for (const gateway of gateways) {
         const response = await post(gateway, key);
         assert.equal(response.status, 401);
         assert.equal(((await response.json()) as any).error.code, 'key_revoked');
       }
+    });
+
+    test('a revocation written past Redis (straight to the database) is still noticed within a second', async () => {
+      const { key, record } = await issueApiKey(store, { name: 'quiet' });
+      for (const gateway of gateways) assert.equal((await post(gateway, key)).status, 200);
+      await store.revokeKey(DEFAULT_ACCOUNT_ID, record.id, new Date().toISOString(), 'test');
+      await sleep(1_100);
+      for (const gateway of gateways) assert.equal((await post(gateway, key)).status, 401);
     });
 
     test('a rate limit is global across processes', async () => {

@@ -1,6 +1,7 @@
+import { openSharedState, type SharedState } from '../cache/shared-state.ts';
 import { parseArgs } from 'node:util';
 import { loadConfig } from '../config/load-config.ts';
-import { describeStore, openStore, storeBackend } from '../storage/open-store.ts';
+import { describeStore, storeBackend } from '../storage/open-store.ts';
 import { CliError } from './cli-error.ts';
 import { report, type CommandContext, type CommandOptions } from './command-context.ts';
 import { addFunds, clearBudget, setBudget, showBudget, showFunds } from './funds-commands.ts';
@@ -117,16 +118,17 @@ async function dispatch(argv: string[], output: CliOutput): Promise<void> {
   checkUsage(command, args, options);
 
   const config = loadConfig(options.config);
-  let store;
+  let shared: SharedState;
   try {
-    store = await openStore(config);
+    // With REDIS_URL, key changes made here are announced to every running gateway at once.
+    shared = await openSharedState(config);
   } catch (error) {
     throw new CliError(`cannot open database ${describeStore(storeBackend(config))}: ${(error as Error).message}`);
   }
   try {
-    await command.run({ config, store, options, args, now: new Date(), print: output.stdout });
+    await command.run({ config, store: shared.store, options, args, now: new Date(), print: output.stdout });
   } finally {
-    await store.close();
+    await shared.close();
   }
 }
 
