@@ -1,11 +1,6 @@
 import type { PoolClient } from 'pg';
+import type { Migration } from '../migration.ts';
 import { DEFAULT_ACCOUNT_ID } from '../store.ts';
-
-export interface Migration {
-  version: number;
-  name: string;
-  sql: string;
-}
 
 /**
  * PostgreSQL schema history, oldest first. Never edit an applied migration; append a new one.

@@ -1,11 +1,8 @@
 import type { Database } from 'better-sqlite3';
+import type { Migration } from '../migration.ts';
 import { DEFAULT_ACCOUNT_ID } from '../store.ts';
 
-export interface Migration {
-  version: number;
-  name: string;
-  sql: string;
-}
+export type { Migration } from '../migration.ts';
 
 /**
  * Schema history, oldest first. Never edit an applied migration; append a new one.
