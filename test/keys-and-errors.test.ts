@@ -56,6 +56,14 @@ test('key_revoked takes effect on the very next request, even with a warm cache'
   await expectError(await harness.post('/v1/chat/completions', chat, key), 401, 'key_revoked');
 });
 
+test('a revocation made inside the gateway process takes effect on the next request too', async () => {
+  const { key, record } = await harness.createKey();
+  assert.equal((await harness.post('/v1/chat/completions', chat, key)).status, 200);
+  // Same connection as the server: SQLite's data_version does not move, the change signal must.
+  await harness.gateway.deps.store.revokeKey(record.accountId, record.id, new Date().toISOString(), 'console');
+  await expectError(await harness.post('/v1/chat/completions', chat, key), 401, 'key_revoked');
+});
+
 test('key_expired', async () => {
   const { key } = await harness.createKey({ expiresAt: new Date(Date.now() - 1000).toISOString() });
   await expectError(await harness.post('/v1/chat/completions', chat, key), 401, 'key_expired');

@@ -28,19 +28,11 @@ export class KeyAuthenticator {
   // read that began before a revocation cannot bring the revoked key back.
   private readonly cache = new VersionedCache<ApiKeyRecord | null>(MAX_CACHED);
 
-  /**
-   * `changeToken` tells whether keys may have changed anywhere: SQLite's data_version in the
-   * embedded mode, a counter in PostgreSQL or Redis when many processes share the keys.
-   */
+  /** `changeTokenOf` moves whenever keys change in any process (see cache/shared-state.ts). */
   constructor(
     private readonly store: Store,
-    private readonly changeTokenOf: () => Promise<unknown> = () => store.keysChangeToken(),
+    private readonly changeTokenOf: () => Promise<unknown>,
   ) {}
-
-  /** Forget everything cached (after this process changed keys itself). */
-  invalidate(): void {
-    this.cache.clear();
-  }
 
   async authenticate(headers: Record<string, string | string[] | undefined>, now = Date.now()): Promise<ApiKeyRecord> {
     const key = presentedKey(headers);

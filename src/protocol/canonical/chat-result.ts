@@ -29,7 +29,3 @@ export interface ChatResult {
   /** Absent when the provider did not report usage. */
   usage?: Usage;
 }
-
-export function emptyUsage(): Usage {
-  return { inputTokens: 0, cachedInputTokens: 0, cacheWriteTokens: 0, outputTokens: 0, reasoningTokens: 0 };
-}
