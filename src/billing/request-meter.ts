@@ -115,8 +115,23 @@ export class MeteredRequest {
       timeToFirstTokenMs: this.firstTokenAt === null ? null : this.firstTokenAt - start.startedAt,
       errorCode,
     };
-    await this.store.recordReceipt(receipt);
+    await recordWithRetry(this.store, receipt);
     return receipt;
+  }
+}
+
+/** Waits between tries to record a settlement: a database that blinked must not cost a charge or strand a hold. */
+const SETTLE_RETRY_DELAYS_MS = [50, 250, 1_000];
+
+async function recordWithRetry(store: Store, receipt: ReceiptRecord): Promise<void> {
+  for (let attempt = 0; ; attempt++) {
+    try {
+      return await store.recordReceipt(receipt);
+    } catch (error) {
+      const delay = SETTLE_RETRY_DELAYS_MS[attempt];
+      if (delay === undefined) throw error;
+      await new Promise((resolve) => setTimeout(resolve, delay));
+    }
   }
 }
 

@@ -1,0 +1,32 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { createSqliteStore } from '../storage/sqlite/sqlite-store.ts';
+import { sampleKey } from '../storage/store-contract.ts';
+import { DEFAULT_ACCOUNT_ID, type Store } from '../storage/store.ts';
+import { RequestMeter } from './request-meter.ts';
+
+test('a settlement the database refuses once is retried: the charge is recorded and the hold released', async () => {
+  const real = createSqliteStore(':memory:');
+  await real.migrate();
+  const key = sampleKey();
+  await real.insertKey(key);
+  await real.addFunds(DEFAULT_ACCOUNT_ID, 1_000_000, 'test');
+  let failures = 1;
+  // The real store, with one transient failure injected in front of it.
+  const store: Store = {
+    ...real,
+    async recordReceipt(receipt) {
+      if (failures-- > 0) throw new Error('database is locked');
+      return real.recordReceipt(receipt);
+    },
+  };
+  const meter = new RequestMeter(store, { owner: 'host/1/a', expiryFrom: (now) => new Date(now + 60_000).toISOString() });
+  const request = meter.begin({ requestId: 'req_1', receiptId: 'rcpt_1', key, endpoint: 'chat.completions', stream: false, startedAt: Date.now() });
+  await request.reserve(5_000);
+  assert.equal((await real.listHolds(DEFAULT_ACCOUNT_ID)).length, 1);
+  await request.settle('failed', 'provider_unavailable');
+  assert.deepEqual(await real.listHolds(DEFAULT_ACCOUNT_ID), []);
+  assert.equal((await real.getReceipt(DEFAULT_ACCOUNT_ID, 'rcpt_1'))?.holdNano, 5_000);
+  assert.equal(meter.inFlight, 0);
+  await real.close();
+});
