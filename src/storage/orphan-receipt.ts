@@ -25,3 +25,14 @@ export function orphanReceipt(hold: HoldRecord, now: string): ReceiptRecord {
     errorCode: 'internal_error',
   };
 }
+
+/** The result stored on a fix run whose process died mid-run: failed, its hold released, nothing charged. */
+export function recoveredFixRunResult(): Record<string, unknown> {
+  return {
+    error: {
+      code: 'internal_error',
+      message: 'The gateway process running this fix stopped before it finished; its hold was released and nothing was charged.',
+    },
+    cost_nano: 0,
+  };
+}

@@ -116,3 +116,68 @@ export interface AccountSummary {
   monthHeldNano: number;
   monthlyBudgetNano: number | null;
 }
+
+/** The three quality tiers a fix agent runs on; each is served by the alias `svc/<tier>`. */
+export type FixTier = 'fast' | 'balanced' | 'best';
+
+/** A priced, unexpired offer to run a fix agent on one input. Holds nothing; runs at most once. */
+export interface FixQuoteRecord {
+  /** `quote_<suffix>`. */
+  id: string;
+  accountId: string;
+  /** The key that asked for it; only the same account may run it. */
+  keyId: string;
+  agent: string;
+  tier: FixTier;
+  /** The agent's input as the client sent it (validated), kept for the run. */
+  input: Record<string, unknown>;
+  /** cl100k tokens of the prompt the first step sends. */
+  inputTokens: number;
+  estimatedCostNano: number;
+  /** Held when the quote runs; the run never charges more. */
+  maxCostNano: number;
+  /** Model calls the run may make. */
+  stepBudget: number;
+  /** ISO 8601 instants. */
+  createdAt: string;
+  expiresAt: string;
+}
+
+export type FixRunStatus = 'running' | 'succeeded' | 'failed' | 'cost_cap_reached' | 'cancelled';
+
+/** One execution of a quote. Its hold and receipt share the id `receiptId`. */
+export interface FixRunRecord {
+  /** `run_<suffix>`, the suffix of its request and receipt ids. */
+  id: string;
+  quoteId: string;
+  accountId: string;
+  keyId: string;
+  receiptId: string;
+  agent: string;
+  tier: FixTier;
+  maxCostNano: number;
+  status: FixRunStatus;
+  createdAt: string;
+  finishedAt: string | null;
+  /** What the run produced (patch, files, explanation, cost, error), set when it ends; opaque to the store. */
+  result: Record<string, unknown> | null;
+  /** Someone asked to stop it; the process running it stops before its next step. */
+  cancelRequested: boolean;
+}
+
+/** A step starting or ending, or the run ending: kept so any process can replay a run's progress. */
+export interface FixRunEvent {
+  runId: string;
+  /** 1, 2, 3... per run. */
+  sequence: number;
+  at: string;
+  type: string;
+  data: Record<string, unknown>;
+}
+
+export type FixRunStart =
+  | { started: true }
+  /** The quote already ran (or is running): nothing was written. */
+  | { started: false; existing: FixRunRecord }
+  /** The hold did not fit: nothing was written. */
+  | { started: false; refused: Extract<HoldDecision, { placed: false }> };

@@ -1,4 +1,16 @@
-import type { AccountSummary, ApiKeyRecord, AuditEntry, HoldDecision, HoldRecord, ReceiptRecord } from './records.ts';
+import type {
+  AccountSummary,
+  ApiKeyRecord,
+  AuditEntry,
+  FixQuoteRecord,
+  FixRunEvent,
+  FixRunRecord,
+  FixRunStart,
+  FixRunStatus,
+  HoldDecision,
+  HoldRecord,
+  ReceiptRecord,
+} from './records.ts';
 
 /** The one account of an embedded deployment (decisions: one deployment serves one workspace). */
 export const DEFAULT_ACCOUNT_ID = 'default';
@@ -43,7 +55,9 @@ export interface Store {
   extendHolds(owner: string, expiresAt: string): Promise<void>;
   /**
    * Release holds whose owner is gone (expired, or `isOwnerDead` says so) and close each
-   * one's receipt as failed with cost 0. Returns the receipts written.
+   * one's receipt as failed with cost 0; a fix run whose receipt id is the hold's, still
+   * running, ends failed in the same transaction (see recoveredFixRunResult). Returns the
+   * receipts written.
    */
   releaseOrphanedHolds(now: string, isOwnerDead: (owner: string) => boolean): Promise<ReceiptRecord[]>;
   listHolds(accountId: string): Promise<HoldRecord[]>;
@@ -62,6 +76,28 @@ export interface Store {
   addFunds(accountId: string, nano: number, actor: string, note?: string): Promise<number>;
   /** Sums of the ledger by kind, nano-USD; `funds - charges` always equals the balance. */
   ledgerTotals(accountId: string): Promise<{ funds: number; charges: number }>;
+
+  insertFixQuote(quote: FixQuoteRecord): Promise<void>;
+  getFixQuote(accountId: string, id: string): Promise<FixQuoteRecord | null>;
+  /**
+   * Start the one run of a quote, atomically: when the quote already has a run, return it and
+   * write nothing; else place `hold` exactly as placeHold does and, only when it fits, insert
+   * `run` (status running) in the same transaction. Two racing starts of one quote: one wins.
+   */
+  startFixRun(run: FixRunRecord, hold: HoldRecord, dailyLimitNano: number | null): Promise<FixRunStart>;
+  getFixRun(accountId: string, id: string): Promise<FixRunRecord | null>;
+  /** Sequences are given by the caller; a duplicate (run, sequence) is an error. */
+  appendFixRunEvent(event: FixRunEvent): Promise<void>;
+  /** Events of a run with sequence above `afterSequence`, oldest first. */
+  listFixRunEvents(runId: string, afterSequence: number): Promise<FixRunEvent[]>;
+  /**
+   * End a running run and settle its receipt (exactly as recordReceipt) in one transaction.
+   * A run no longer running (recovery closed it meanwhile) is left alone and no receipt is
+   * written; returns whether this call ended it.
+   */
+  finishFixRun(runId: string, status: Exclude<FixRunStatus, 'running'>, result: Record<string, unknown>, finishedAt: string, receipt: ReceiptRecord): Promise<boolean>;
+  /** Mark a running run of the account for cancellation; returns the run (null when not on the account). */
+  requestFixRunCancel(accountId: string, id: string): Promise<FixRunRecord | null>;
 
   appendAudit(entry: Omit<AuditEntry, 'id'>): Promise<void>;
   listAudit(accountId: string, limit: number): Promise<AuditEntry[]>;
