@@ -86,6 +86,8 @@ export interface Store {
    */
   startFixRun(run: FixRunRecord, hold: HoldRecord, dailyLimitNano: number | null): Promise<FixRunStart>;
   getFixRun(accountId: string, id: string): Promise<FixRunRecord | null>;
+  /** The run a quote started, if it ran (also after the quote expired). */
+  getFixRunByQuote(accountId: string, quoteId: string): Promise<FixRunRecord | null>;
   /** Sequences are given by the caller; a duplicate (run, sequence) is an error. */
   appendFixRunEvent(event: FixRunEvent): Promise<void>;
   /** Events of a run with sequence above `afterSequence`, oldest first. */

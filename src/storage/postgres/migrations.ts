@@ -231,6 +231,95 @@ export const migrations: readonly Migration[] = [
       $$;
     `,
   },
+  {
+    version: 3,
+    name: 'fix agents: quotes, runs, run events; start a run in one statement',
+    sql: `
+      -- json, not jsonb: input, result and event data are opaque to the store and come back
+      -- exactly as sent (jsonb would reorder keys), as on SQLite.
+      CREATE TABLE fix_quotes (
+        id text PRIMARY KEY,
+        account_id text NOT NULL REFERENCES accounts (id),
+        key_id text NOT NULL,
+        agent text NOT NULL,
+        tier text NOT NULL CHECK (tier IN ('fast', 'balanced', 'best')),
+        input json NOT NULL,
+        input_tokens integer NOT NULL CHECK (input_tokens >= 0),
+        estimated_cost_nano bigint NOT NULL CHECK (estimated_cost_nano >= 0),
+        max_cost_nano bigint NOT NULL CHECK (max_cost_nano >= 0),
+        step_budget integer NOT NULL CHECK (step_budget >= 0),
+        created_at timestamptz NOT NULL,
+        expires_at timestamptz NOT NULL
+      );
+
+      -- UNIQUE (quote_id) is what makes a quote run at most once, whatever locks the starts
+      -- take. No foreign key to receipts: the receipt is written when the run ends; until then
+      -- its hold (same id as receipt_id) is in flight.
+      CREATE TABLE fix_runs (
+        id text PRIMARY KEY,
+        quote_id text NOT NULL UNIQUE REFERENCES fix_quotes (id),
+        account_id text NOT NULL REFERENCES accounts (id),
+        key_id text NOT NULL,
+        receipt_id text NOT NULL UNIQUE,
+        agent text NOT NULL,
+        tier text NOT NULL CHECK (tier IN ('fast', 'balanced', 'best')),
+        max_cost_nano bigint NOT NULL CHECK (max_cost_nano >= 0),
+        status text NOT NULL CHECK (status IN ('running', 'succeeded', 'failed', 'cost_cap_reached', 'cancelled')),
+        created_at timestamptz NOT NULL,
+        finished_at timestamptz,
+        result json,
+        cancel_requested boolean NOT NULL DEFAULT false
+      );
+
+      CREATE TABLE fix_run_events (
+        run_id text NOT NULL REFERENCES fix_runs (id),
+        sequence integer NOT NULL CHECK (sequence > 0),
+        at timestamptz NOT NULL,
+        type text NOT NULL,
+        data json NOT NULL,
+        PRIMARY KEY (run_id, sequence)
+      );
+
+      -- The run first, then its hold: a second start of the quote waits on the first's
+      -- uncommitted row in the unique index, then inserts nothing and gets the run's id back.
+      -- A refused hold deletes the run just inserted, so nothing is left. The hold is placed by
+      -- gateway_place_hold itself (account row lock, checks, insert).
+      CREATE FUNCTION gateway_start_fix_run(
+        p_run_id text, p_quote_id text, p_account_id text, p_key_id text, p_receipt_id text,
+        p_agent text, p_tier text, p_max_cost_nano bigint, p_status text, p_created_at timestamptz,
+        p_finished_at timestamptz, p_result json, p_cancel_requested boolean,
+        p_request_id text, p_key_prefix text, p_endpoint text, p_stream boolean, p_requested_model text,
+        p_amount_nano bigint, p_day text, p_month text, p_hold_created_at timestamptz, p_owner text,
+        p_expires_at timestamptz, p_daily_limit_nano bigint
+      ) RETURNS TABLE (started boolean, reason text, remaining_nano bigint, existing_run_id text)
+      LANGUAGE plpgsql AS $$
+      DECLARE
+        v_inserted text;
+        v_decision record;
+      BEGIN
+        INSERT INTO fix_runs (id, quote_id, account_id, key_id, receipt_id, agent, tier, max_cost_nano, status,
+                              created_at, finished_at, result, cancel_requested)
+        VALUES (p_run_id, p_quote_id, p_account_id, p_key_id, p_receipt_id, p_agent, p_tier, p_max_cost_nano, p_status,
+                p_created_at, p_finished_at, p_result, p_cancel_requested)
+        ON CONFLICT (quote_id) DO NOTHING
+        RETURNING id INTO v_inserted;
+        IF v_inserted IS NULL THEN
+          RETURN QUERY SELECT false, NULL::text, NULL::bigint, r.id FROM fix_runs r WHERE r.quote_id = p_quote_id;
+          RETURN;
+        END IF;
+        SELECT * INTO v_decision FROM gateway_place_hold(
+          p_receipt_id, p_request_id, p_account_id, p_key_id, p_key_prefix, p_endpoint, p_stream, p_requested_model,
+          p_amount_nano, p_day, p_month, p_hold_created_at, p_owner, p_expires_at, p_daily_limit_nano);
+        IF NOT v_decision.placed THEN
+          DELETE FROM fix_runs WHERE id = p_run_id;
+          RETURN QUERY SELECT false, v_decision.reason, v_decision.remaining_nano, NULL::text;
+          RETURN;
+        END IF;
+        RETURN QUERY SELECT true, NULL::text, NULL::bigint, NULL::text;
+      END
+      $$;
+    `,
+  },
 ];
 
 /**

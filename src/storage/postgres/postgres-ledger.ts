@@ -1,6 +1,6 @@
 import type pg from 'pg';
 import { formatUsd } from '../../lib/money.ts';
-import { orphanReceipt } from '../orphan-receipt.ts';
+import { orphanReceipt, recoveredFixRunResult } from '../orphan-receipt.ts';
 import type { AccountSummary, HoldDecision, HoldRecord, HoldRefusal, ReceiptRecord } from '../records.ts';
 import type { PostgresDatabase } from './postgres-database.ts';
 import { holdFromRow, type HoldRow } from './row-mapping.ts';
@@ -59,7 +59,8 @@ export function createPostgresLedger(database: PostgresDatabase) {
    * Owners are judged in JS (is that process alive?), then each orphan is taken in its own
    * transaction by a DELETE that re-checks why it is an orphan: of two processes recovering at
    * once only one deletes the row and writes its receipt, and a hold its live owner renewed
-   * meanwhile stays.
+   * meanwhile stays. A fix run holding it ends failed in the same transaction; its row is locked
+   * before the hold, in the order finishing a run takes them, so the two never deadlock.
    */
   async function releaseOrphanedHolds(now: string, isOwnerDead: (owner: string) => boolean): Promise<ReceiptRecord[]> {
     const owners = await database.rows<{ owner: string }>(statements.holdOwners());
@@ -68,10 +69,12 @@ export function createPostgresLedger(database: PostgresDatabase) {
     const released: ReceiptRecord[] = [];
     for (const { id } of candidates) {
       const receipt = await database.transaction(async (client) => {
+        await database.rows(statements.lockFixRunOfReceipt(id), client);
         const row = await database.first<HoldRow>(statements.takeOrphanedHold(id, now, deadOwners), client);
         if (!row) return null;
         const closed = orphanReceipt(holdFromRow(row), now);
         await recordReceipt(closed, client);
+        await database.rows(statements.failRecoveredFixRun(id, recoveredFixRunResult(), now), client);
         return closed;
       });
       if (receipt) released.push(receipt);

@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { after, describe, test } from 'node:test';
 import pg from 'pg';
+import { runFixStoreContract, sampleFixQuote, sampleFixRun } from '../fix-store-contract.ts';
 import { runLedgerContract, sampleHold } from '../ledger-contract.ts';
 import { runStoreContract, sampleKey, sampleReceipt } from '../store-contract.ts';
 import { DEFAULT_ACCOUNT_ID, type Store } from '../store.ts';
@@ -86,6 +87,7 @@ if (unreachable !== null) {
 
   runStoreContract('postgres', freshStore);
   runLedgerContract('postgres', freshStore);
+  runFixStoreContract('postgres', freshStore);
 
   /** Two stores (two pools, as two gateway processes would have) on one fresh schema. */
   async function withTwoProcesses(body: (first: Store, second: Store, schema: string) => Promise<void>): Promise<void> {
@@ -213,6 +215,48 @@ if (unreachable !== null) {
         const { rows } = await admin.query(`SELECT count(*)::int AS count FROM ${schema}.receipts WHERE status = 'failed' AND cost_nano = 0`);
         assert.equal(rows[0].count, 20);
         assert.equal(await first.getBalance(DEFAULT_ACCOUNT_ID), 1_000_000);
+      }));
+
+    test('two processes starting one quote at once: one run, one hold', () =>
+      withTwoProcesses(async (first, second, schema) => {
+        await first.addFunds(DEFAULT_ACCOUNT_ID, 1_000_000, 'test');
+        await first.insertFixQuote(sampleFixQuote());
+        const starts = await Promise.all(
+          Array.from({ length: 16 }, (_, index) => {
+            const run = sampleFixRun(`p${index}`);
+            const hold = sampleHold({ id: run.receiptId, amountNano: run.maxCostNano });
+            return (index % 2 ? first : second).startFixRun(run, hold, null);
+          }),
+        );
+        assert.equal(starts.filter((start) => start.started).length, 1);
+        assert.equal(starts.filter((start) => 'existing' in start).length, 15);
+        const { rows } = await admin.query(`SELECT (SELECT count(*)::int FROM ${schema}.fix_runs) AS runs, (SELECT count(*)::int FROM ${schema}.holds) AS holds`);
+        assert.deepEqual(rows[0], { runs: 1, holds: 1 });
+      }));
+
+    test('finishing a run while another process recovers it: one of them settles it, no deadlock', () =>
+      withTwoProcesses(async (first, second) => {
+        await first.addFunds(DEFAULT_ACCOUNT_ID, 10_000_000, 'test');
+        const finished: boolean[] = [];
+        for (let index = 0; index < 20; index++) {
+          const quote = sampleFixQuote({ id: `quote_r${index}` });
+          await first.insertFixQuote(quote);
+          const run = sampleFixRun(`r${index}`, { quoteId: quote.id });
+          await first.startFixRun(run, sampleHold({ id: run.receiptId, amountNano: run.maxCostNano, owner: 'host/9/gone' }), null);
+          const receipt = sampleReceipt({ id: run.receiptId, keyId: run.keyId, holdNano: run.maxCostNano, costNano: 1_000, createdAt: `${DAY}T10:02:00.000Z` });
+          const [ended, released] = await Promise.all([
+            first.finishFixRun(run.id, 'succeeded', { ok: true }, `${DAY}T10:02:00.000Z`, receipt),
+            second.releaseOrphanedHolds(`${DAY}T10:03:00.000Z`, () => true),
+          ]);
+          assert.equal(ended, released.length === 0, 'exactly one of them settles the run');
+          const status = (await second.getFixRun(DEFAULT_ACCOUNT_ID, run.id))?.status;
+          assert.equal(status, ended ? 'succeeded' : 'failed');
+          finished.push(ended);
+        }
+        const charged = finished.filter(Boolean).length * 1_000;
+        assert.equal(await first.getBalance(DEFAULT_ACCOUNT_ID), 10_000_000 - charged);
+        assert.deepEqual(await first.ledgerTotals(DEFAULT_ACCOUNT_ID), { funds: 10_000_000, charges: charged });
+        assert.deepEqual(await second.listHolds(DEFAULT_ACCOUNT_ID), []);
       }));
 
     test('keysChangeToken moves when another process inserts or revokes a key, not on receipts', () =>

@@ -1,10 +1,24 @@
 import { formatUsd } from '../../lib/money.ts';
-import type { AuditEntry } from '../records.ts';
+import { assertHoldOfRun } from '../fix-run-hold.ts';
+import type { AuditEntry, HoldRefusal } from '../records.ts';
 import type { ReceiptPage, Store } from '../store.ts';
 import { applyMigrations } from './migrations.ts';
 import { PostgresDatabase } from './postgres-database.ts';
 import { createPostgresLedger } from './postgres-ledger.ts';
-import { apiKeyFromRow, type ApiKeyRow, auditFromRow, type AuditRow, receiptFromRow, type ReceiptRow } from './row-mapping.ts';
+import {
+  apiKeyFromRow,
+  type ApiKeyRow,
+  auditFromRow,
+  type AuditRow,
+  fixQuoteFromRow,
+  type FixQuoteRow,
+  fixRunEventFromRow,
+  type FixRunEventRow,
+  fixRunFromRow,
+  type FixRunRow,
+  receiptFromRow,
+  type ReceiptRow,
+} from './row-mapping.ts';
 import { statements } from './statements.ts';
 
 /**
@@ -16,11 +30,22 @@ import { statements } from './statements.ts';
  * - findKeyByHash: 1, only when the key is not in the authenticator's cache
  * - placeHold: 1 (gateway_place_hold: lock the account row, check, insert)
  * - recordReceipt: 1 (gateway_record_receipt: debit, receipt, release, day/month spend, last use)
+ *
+ * Per fix run: startFixRun 1 (gateway_start_fix_run; 2 when the quote already ran: the run is
+ * read back), appendFixRunEvent 1 per event, finishFixRun 4 (BEGIN, end the run, receipt, COMMIT),
+ * requestFixRunCancel 1.
  */
 export function createPostgresStore(url: string): Store {
   const database = new PostgresDatabase(url);
   const ledger = createPostgresLedger(database);
   let closing: Promise<void> | undefined;
+
+  interface StartRow {
+    started: boolean;
+    reason: HoldRefusal | null;
+    remaining_nano: number | null;
+    existing_run_id: string | null;
+  }
 
   return {
     async migrate() {
@@ -107,6 +132,50 @@ export function createPostgresStore(url: string): Store {
     },
     async ledgerTotals(accountId) {
       return (await database.first<{ funds: number; charges: number }>(statements.ledgerTotals(accountId)))!;
+    },
+
+    async insertFixQuote(quote) {
+      await database.rows(statements.insertFixQuote(quote));
+    },
+    async getFixQuote(accountId, id) {
+      const row = await database.first<FixQuoteRow>(statements.fixQuote(accountId, id));
+      return row ? fixQuoteFromRow(row) : null;
+    },
+    async startFixRun(run, hold, dailyLimitNano) {
+      assertHoldOfRun(run, hold);
+      const row = await database.first<StartRow>(statements.startFixRun(run, hold, dailyLimitNano));
+      if (!row) throw new Error('gateway_start_fix_run returned no decision');
+      if (row.started) return { started: true };
+      if (row.existing_run_id === null) return { started: false, refused: { placed: false, reason: row.reason!, remainingNano: row.remaining_nano! } };
+      // Runs are never deleted once committed: the row read back is there.
+      const existing = (await database.first<FixRunRow>(statements.fixRunById(row.existing_run_id)))!;
+      return { started: false, existing: fixRunFromRow(existing) };
+    },
+    async getFixRun(accountId, id) {
+      const row = await database.first<FixRunRow>(statements.fixRun(accountId, id));
+      return row ? fixRunFromRow(row) : null;
+    },
+    async getFixRunByQuote(accountId, quoteId) {
+      const row = await database.first<FixRunRow>(statements.fixRunOfQuote(accountId, quoteId));
+      return row ? fixRunFromRow(row) : null;
+    },
+    async appendFixRunEvent(event) {
+      await database.rows(statements.insertFixRunEvent(event));
+    },
+    async listFixRunEvents(runId, afterSequence) {
+      return (await database.rows<FixRunEventRow>(statements.fixRunEventsAfter(runId, afterSequence))).map(fixRunEventFromRow);
+    },
+    finishFixRun(runId, status, result, finishedAt, receipt) {
+      return database.transaction(async (client) => {
+        const ended = await database.first<{ id: string }>(statements.finishFixRun(runId, status, result, finishedAt), client);
+        if (!ended) return false;
+        await ledger.recordReceipt(receipt, client);
+        return true;
+      });
+    },
+    async requestFixRunCancel(accountId, id) {
+      const row = await database.first<FixRunRow>(statements.requestFixRunCancel(accountId, id));
+      return row ? fixRunFromRow(row) : null;
     },
 
     async appendAudit(entry: Omit<AuditEntry, 'id'>) {

@@ -1,5 +1,19 @@
 import type { Usage } from '../../protocol/canonical/chat-result.ts';
-import type { ApiKeyRecord, AppliedPrices, Attempt, AuditEntry, HoldRecord, ReceiptRecord, ReceiptStatus, Scope } from '../records.ts';
+import type {
+  ApiKeyRecord,
+  AppliedPrices,
+  Attempt,
+  AuditEntry,
+  FixQuoteRecord,
+  FixRunEvent,
+  FixRunRecord,
+  FixRunStatus,
+  FixTier,
+  HoldRecord,
+  ReceiptRecord,
+  ReceiptStatus,
+  Scope,
+} from '../records.ts';
 
 /**
  * Column values as pg hands them to us with the adapter's type parsers (postgres-pool.ts):
@@ -134,6 +148,84 @@ export function holdFromRow(row: HoldRow): HoldRecord {
 
 export function auditFromRow(row: AuditRow): AuditEntry {
   return { id: row.id, accountId: row.account_id, at: row.at, actor: row.actor, action: row.action, detail: row.detail };
+}
+
+export interface FixQuoteRow {
+  id: string;
+  account_id: string;
+  key_id: string;
+  agent: string;
+  tier: string;
+  input: Record<string, unknown>;
+  input_tokens: number;
+  estimated_cost_nano: number;
+  max_cost_nano: number;
+  step_budget: number;
+  created_at: string;
+  expires_at: string;
+}
+
+export interface FixRunRow {
+  id: string;
+  quote_id: string;
+  account_id: string;
+  key_id: string;
+  receipt_id: string;
+  agent: string;
+  tier: string;
+  max_cost_nano: number;
+  status: string;
+  created_at: string;
+  finished_at: string | null;
+  result: Record<string, unknown> | null;
+  cancel_requested: boolean;
+}
+
+export interface FixRunEventRow {
+  run_id: string;
+  sequence: number;
+  at: string;
+  type: string;
+  data: Record<string, unknown>;
+}
+
+export function fixQuoteFromRow(row: FixQuoteRow): FixQuoteRecord {
+  return {
+    id: row.id,
+    accountId: row.account_id,
+    keyId: row.key_id,
+    agent: row.agent,
+    tier: row.tier as FixTier,
+    input: row.input,
+    inputTokens: row.input_tokens,
+    estimatedCostNano: row.estimated_cost_nano,
+    maxCostNano: row.max_cost_nano,
+    stepBudget: row.step_budget,
+    createdAt: row.created_at,
+    expiresAt: row.expires_at,
+  };
+}
+
+export function fixRunFromRow(row: FixRunRow): FixRunRecord {
+  return {
+    id: row.id,
+    quoteId: row.quote_id,
+    accountId: row.account_id,
+    keyId: row.key_id,
+    receiptId: row.receipt_id,
+    agent: row.agent,
+    tier: row.tier as FixTier,
+    maxCostNano: row.max_cost_nano,
+    status: row.status as FixRunStatus,
+    createdAt: row.created_at,
+    finishedAt: row.finished_at,
+    result: row.result,
+    cancelRequested: row.cancel_requested,
+  };
+}
+
+export function fixRunEventFromRow(row: FixRunEventRow): FixRunEvent {
+  return { runId: row.run_id, sequence: row.sequence, at: row.at, type: row.type, data: row.data };
 }
 
 // jsonb refuses the NUL character that SQLite's TEXT keeps; a provider's error text may hold one.

@@ -1,5 +1,5 @@
 import type { QueryConfig } from 'pg';
-import type { ApiKeyRecord, HoldRecord, ReceiptRecord } from '../records.ts';
+import type { ApiKeyRecord, FixQuoteRecord, FixRunEvent, FixRunRecord, FixRunStatus, HoldRecord, ReceiptRecord } from '../records.ts';
 import { jsonParameter } from './row-mapping.ts';
 
 /**
@@ -15,6 +15,10 @@ const receiptColumns =
   'id, request_id, account_id, key_id, key_prefix, created_at, status, endpoint, stream, requested_model, answering_model, attempts, usage, usage_estimated, prices, hold_nano, cost_nano, latency_ms, time_to_first_token_ms, error_code';
 const holdColumns =
   'id, request_id, account_id, key_id, key_prefix, endpoint, stream, requested_model, amount_nano, day, month, created_at, owner, expires_at';
+const fixQuoteColumns =
+  'id, account_id, key_id, agent, tier, input, input_tokens, estimated_cost_nano, max_cost_nano, step_budget, created_at, expires_at';
+const fixRunColumns =
+  'id, quote_id, account_id, key_id, receipt_id, agent, tier, max_cost_nano, status, created_at, finished_at, result, cancel_requested';
 
 /** `$1, $2, ... $count` */
 function placeholders(count: number): string {
@@ -27,6 +31,7 @@ function named(name: string, text: string, values: unknown[]): Statement {
 
 const placeHoldText = `SELECT placed, reason, remaining_nano FROM gateway_place_hold(${placeholders(15)})`;
 const recordReceiptText = `SELECT gateway_record_receipt(${placeholders(21)})`;
+const startFixRunText = `SELECT started, reason, remaining_nano, existing_run_id FROM gateway_start_fix_run(${placeholders(25)})`;
 
 export const statements = {
   // Accounts and funds
@@ -133,6 +138,64 @@ export const statements = {
       `SELECT (SELECT coalesce(sum(charged_nano), 0)::bigint FROM key_daily_spend WHERE key_id = $1 AND day = $2) AS charged_nano,
               (SELECT coalesce(sum(amount_nano), 0)::bigint FROM holds WHERE key_id = $1 AND day = $2) AS held_nano`,
       [keyId, day],
+    ),
+
+  // Fix agents
+  insertFixQuote: (quote: FixQuoteRecord) =>
+    named('insert_fix_quote', `INSERT INTO fix_quotes (${fixQuoteColumns}) VALUES (${placeholders(12)})`, [
+      quote.id, quote.accountId, quote.keyId, quote.agent, quote.tier, jsonParameter(quote.input), quote.inputTokens,
+      quote.estimatedCostNano, quote.maxCostNano, quote.stepBudget, quote.createdAt, quote.expiresAt,
+    ]),
+  fixQuote: (accountId: string, id: string) =>
+    named('fix_quote', `SELECT ${fixQuoteColumns} FROM fix_quotes WHERE account_id = $1 AND id = $2`, [accountId, id]),
+  /** Run insert, then the hold through gateway_place_hold, in one statement (migration 3). */
+  startFixRun: (run: FixRunRecord, hold: HoldRecord, dailyLimitNano: number | null) =>
+    named('start_fix_run', startFixRunText, [
+      run.id, run.quoteId, run.accountId, run.keyId, run.receiptId, run.agent, run.tier, run.maxCostNano, run.status,
+      run.createdAt, run.finishedAt, jsonParameter(run.result), run.cancelRequested,
+      hold.requestId, hold.keyPrefix, hold.endpoint, hold.stream, hold.requestedModel, hold.amountNano, hold.day, hold.month,
+      hold.createdAt, hold.owner, hold.expiresAt, dailyLimitNano,
+    ]),
+  fixRun: (accountId: string, id: string) =>
+    named('fix_run', `SELECT ${fixRunColumns} FROM fix_runs WHERE account_id = $1 AND id = $2`, [accountId, id]),
+  fixRunOfQuote: (accountId: string, quoteId: string) =>
+    named('fix_run_of_quote', `SELECT ${fixRunColumns} FROM fix_runs WHERE account_id = $1 AND quote_id = $2`, [accountId, quoteId]),
+  fixRunById: (id: string) => named('fix_run_by_id', `SELECT ${fixRunColumns} FROM fix_runs WHERE id = $1`, [id]),
+  /** Only a running run ends: recovery may have closed it meanwhile (it then waits for this lock, or this waits for it). */
+  finishFixRun: (id: string, status: Exclude<FixRunStatus, 'running'>, result: Record<string, unknown>, finishedAt: string) =>
+    named(
+      'finish_fix_run',
+      "UPDATE fix_runs SET status = $2, result = $3, finished_at = $4 WHERE id = $1 AND status = 'running' RETURNING id",
+      [id, status, jsonParameter(result), finishedAt],
+    ),
+  /**
+   * Recovery locks the run of a hold before taking the hold, in the order finishing takes them
+   * (run, then hold inside gateway_record_receipt): the two never deadlock.
+   */
+  lockFixRunOfReceipt: (receiptId: string) =>
+    named('lock_fix_run_of_receipt', 'SELECT id FROM fix_runs WHERE receipt_id = $1 FOR NO KEY UPDATE', [receiptId]),
+  failRecoveredFixRun: (receiptId: string, result: Record<string, unknown>, finishedAt: string) =>
+    named(
+      'fail_recovered_fix_run',
+      "UPDATE fix_runs SET status = 'failed', result = $2, finished_at = $3 WHERE receipt_id = $1 AND status = 'running'",
+      [receiptId, jsonParameter(result), finishedAt],
+    ),
+  /** Returns the run whatever its status; the flag is set only while it runs. */
+  requestFixRunCancel: (accountId: string, id: string) =>
+    named(
+      'request_fix_run_cancel',
+      `UPDATE fix_runs SET cancel_requested = (cancel_requested OR status = 'running') WHERE account_id = $1 AND id = $2 RETURNING ${fixRunColumns}`,
+      [accountId, id],
+    ),
+  insertFixRunEvent: (event: FixRunEvent) =>
+    named('insert_fix_run_event', 'INSERT INTO fix_run_events (run_id, sequence, at, type, data) VALUES ($1, $2, $3, $4, $5)', [
+      event.runId, event.sequence, event.at, event.type, jsonParameter(event.data),
+    ]),
+  fixRunEventsAfter: (runId: string, afterSequence: number) =>
+    named(
+      'fix_run_events_after',
+      'SELECT run_id, sequence, at, type, data FROM fix_run_events WHERE run_id = $1 AND sequence > $2 ORDER BY sequence',
+      [runId, afterSequence],
     ),
 
   // Audit

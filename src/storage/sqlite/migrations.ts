@@ -135,6 +135,54 @@ export const migrations: readonly Migration[] = [
       DELETE FROM ledger_entries WHERE kind = 'charge';
     `,
   },
+  {
+    version: 4,
+    name: 'fix agents: quotes, runs, run events',
+    sql: `
+      -- JSON columns keep the text as sent: input, result and event data are opaque to the store.
+      CREATE TABLE fix_quotes (
+        id TEXT PRIMARY KEY,
+        account_id TEXT NOT NULL REFERENCES accounts (id),
+        key_id TEXT NOT NULL,
+        agent TEXT NOT NULL,
+        tier TEXT NOT NULL CHECK (tier IN ('fast', 'balanced', 'best')),
+        input TEXT NOT NULL,
+        input_tokens INTEGER NOT NULL CHECK (input_tokens >= 0),
+        estimated_cost_nano INTEGER NOT NULL CHECK (estimated_cost_nano >= 0),
+        max_cost_nano INTEGER NOT NULL CHECK (max_cost_nano >= 0),
+        step_budget INTEGER NOT NULL CHECK (step_budget >= 0),
+        created_at TEXT NOT NULL,
+        expires_at TEXT NOT NULL
+      ) STRICT;
+
+      -- UNIQUE (quote_id): a quote runs at most once. No foreign key to receipts: the receipt is
+      -- written when the run ends; until then its hold (same id as receipt_id) is in flight.
+      CREATE TABLE fix_runs (
+        id TEXT PRIMARY KEY,
+        quote_id TEXT NOT NULL UNIQUE REFERENCES fix_quotes (id),
+        account_id TEXT NOT NULL REFERENCES accounts (id),
+        key_id TEXT NOT NULL,
+        receipt_id TEXT NOT NULL UNIQUE,
+        agent TEXT NOT NULL,
+        tier TEXT NOT NULL CHECK (tier IN ('fast', 'balanced', 'best')),
+        max_cost_nano INTEGER NOT NULL CHECK (max_cost_nano >= 0),
+        status TEXT NOT NULL CHECK (status IN ('running', 'succeeded', 'failed', 'cost_cap_reached', 'cancelled')),
+        created_at TEXT NOT NULL,
+        finished_at TEXT,
+        result TEXT,
+        cancel_requested INTEGER NOT NULL DEFAULT 0 CHECK (cancel_requested IN (0, 1))
+      ) STRICT;
+
+      CREATE TABLE fix_run_events (
+        run_id TEXT NOT NULL REFERENCES fix_runs (id),
+        sequence INTEGER NOT NULL CHECK (sequence > 0),
+        at TEXT NOT NULL,
+        type TEXT NOT NULL,
+        data TEXT NOT NULL,
+        PRIMARY KEY (run_id, sequence)
+      ) STRICT, WITHOUT ROWID;
+    `,
+  },
 ];
 
 /**

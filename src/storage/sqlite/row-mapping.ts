@@ -1,4 +1,17 @@
-import type { ApiKeyRecord, AppliedPrices, Attempt, AuditEntry, ReceiptRecord, ReceiptStatus, Scope } from '../records.ts';
+import type {
+  ApiKeyRecord,
+  AppliedPrices,
+  Attempt,
+  AuditEntry,
+  FixQuoteRecord,
+  FixRunEvent,
+  FixRunRecord,
+  FixRunStatus,
+  FixTier,
+  ReceiptRecord,
+  ReceiptStatus,
+  Scope,
+} from '../records.ts';
 import type { Usage } from '../../protocol/canonical/chat-result.ts';
 
 /** Column values as SQLite holds them: JSON as text, booleans as 0/1, money as INTEGER. */
@@ -153,4 +166,121 @@ export function auditFromRow(row: AuditRow): AuditEntry {
     action: row.action,
     detail: JSON.parse(row.detail) as Record<string, unknown>,
   };
+}
+
+export interface FixQuoteRow {
+  id: string;
+  account_id: string;
+  key_id: string;
+  agent: string;
+  tier: string;
+  input: string;
+  input_tokens: number;
+  estimated_cost_nano: number;
+  max_cost_nano: number;
+  step_budget: number;
+  created_at: string;
+  expires_at: string;
+}
+
+export interface FixRunRow {
+  id: string;
+  quote_id: string;
+  account_id: string;
+  key_id: string;
+  receipt_id: string;
+  agent: string;
+  tier: string;
+  max_cost_nano: number;
+  status: string;
+  created_at: string;
+  finished_at: string | null;
+  result: string | null;
+  cancel_requested: number;
+}
+
+export interface FixRunEventRow {
+  run_id: string;
+  sequence: number;
+  at: string;
+  type: string;
+  data: string;
+}
+
+export function fixQuoteToRow(quote: FixQuoteRecord): FixQuoteRow {
+  return {
+    id: quote.id,
+    account_id: quote.accountId,
+    key_id: quote.keyId,
+    agent: quote.agent,
+    tier: quote.tier,
+    input: JSON.stringify(quote.input),
+    input_tokens: quote.inputTokens,
+    estimated_cost_nano: quote.estimatedCostNano,
+    max_cost_nano: quote.maxCostNano,
+    step_budget: quote.stepBudget,
+    created_at: quote.createdAt,
+    expires_at: quote.expiresAt,
+  };
+}
+
+export function fixQuoteFromRow(row: FixQuoteRow): FixQuoteRecord {
+  return {
+    id: row.id,
+    accountId: row.account_id,
+    keyId: row.key_id,
+    agent: row.agent,
+    tier: row.tier as FixTier,
+    input: JSON.parse(row.input) as Record<string, unknown>,
+    inputTokens: row.input_tokens,
+    estimatedCostNano: row.estimated_cost_nano,
+    maxCostNano: row.max_cost_nano,
+    stepBudget: row.step_budget,
+    createdAt: row.created_at,
+    expiresAt: row.expires_at,
+  };
+}
+
+export function fixRunToRow(run: FixRunRecord): FixRunRow {
+  return {
+    id: run.id,
+    quote_id: run.quoteId,
+    account_id: run.accountId,
+    key_id: run.keyId,
+    receipt_id: run.receiptId,
+    agent: run.agent,
+    tier: run.tier,
+    max_cost_nano: run.maxCostNano,
+    status: run.status,
+    created_at: run.createdAt,
+    finished_at: run.finishedAt,
+    result: jsonOrNull(run.result),
+    cancel_requested: run.cancelRequested ? 1 : 0,
+  };
+}
+
+export function fixRunFromRow(row: FixRunRow): FixRunRecord {
+  return {
+    id: row.id,
+    quoteId: row.quote_id,
+    accountId: row.account_id,
+    keyId: row.key_id,
+    receiptId: row.receipt_id,
+    agent: row.agent,
+    tier: row.tier as FixTier,
+    maxCostNano: row.max_cost_nano,
+    status: row.status as FixRunStatus,
+    createdAt: row.created_at,
+    finishedAt: row.finished_at,
+    result: parseOrNull<Record<string, unknown>>(row.result),
+    cancelRequested: row.cancel_requested === 1,
+  };
+}
+
+export function fixRunEventToRow(event: FixRunEvent): FixRunEventRow {
+  return { run_id: event.runId, sequence: event.sequence, at: event.at, type: event.type, data: JSON.stringify(event.data) };
+}
+
+export function fixRunEventFromRow(row: FixRunEventRow): FixRunEvent {
+  return { runId: row.run_id, sequence: row.sequence, at: row.at, type: row.type, data: JSON.parse(row.data) as Record<string, unknown> };
 }

@@ -7,9 +7,21 @@ import type { ReceiptPage, Store } from '../store.ts';
 import { startCheckpointWorker } from './checkpoint-worker.ts';
 import { applyMigrations } from './migrations.ts';
 import { orphanReceipt } from '../orphan-receipt.ts';
+import { createSqliteFixRuns } from './sqlite-fix-runs.ts';
 import { createSqliteLedger } from './sqlite-ledger.ts';
 import { WriteBatcher } from './write-batcher.ts';
-import { apiKeyFromRow, apiKeyToRow, auditFromRow, receiptFromRow, receiptToRow } from './row-mapping.ts';
+import {
+  apiKeyFromRow,
+  apiKeyToRow,
+  auditFromRow,
+  fixQuoteFromRow,
+  fixQuoteToRow,
+  fixRunEventFromRow,
+  fixRunEventToRow,
+  fixRunFromRow,
+  receiptFromRow,
+  receiptToRow,
+} from './row-mapping.ts';
 import { prepareStatements, type Statements } from './statements.ts';
 
 function isInMemory(path: string): boolean {
@@ -72,12 +84,15 @@ export function createSqliteStore(path: string): Store {
     touchKey(receipt.keyId, receipt.createdAt);
   });
 
+  const fixRuns = createSqliteFixRuns(db, sql, ledger, recordReceipt);
+
   const releaseOrphans = db.transaction((now: string, isOwnerDead: (owner: string) => boolean) => {
     const released: ReceiptRecord[] = [];
     for (const hold of ledger.allHolds()) {
       if (hold.expiresAt >= now && !isOwnerDead(hold.owner)) continue;
       const receipt = orphanReceipt(hold, now);
       recordReceipt(receipt);
+      fixRuns.endRecovered(hold.id, now);
       released.push(receipt);
     }
     return released;
@@ -183,6 +198,42 @@ export function createSqliteStore(path: string): Store {
     },
     async ledgerTotals(accountId) {
       return sql().ledgerTotals.get({ accountId })!;
+    },
+
+    // Writes of a run go through the batcher like receipts; a single statement that fails
+    // (a duplicate event) is undone alone by SQLite, the batch goes on.
+    insertFixQuote(quote) {
+      return batcher.run(() => void sql().insertFixQuote.run(fixQuoteToRow(quote)));
+    },
+    async getFixQuote(accountId, id) {
+      const row = sql().fixQuote.get(accountId, id);
+      return row ? fixQuoteFromRow(row) : null;
+    },
+    startFixRun(run, hold, dailyLimitNano) {
+      return batcher.run(() => fixRuns.start(run, hold, dailyLimitNano));
+    },
+    async getFixRun(accountId, id) {
+      const row = sql().fixRun.get(accountId, id);
+      return row ? fixRunFromRow(row) : null;
+    },
+    async getFixRunByQuote(accountId, quoteId) {
+      const row = sql().fixRunOfAccountQuote.get(accountId, quoteId);
+      return row ? fixRunFromRow(row) : null;
+    },
+    appendFixRunEvent(event) {
+      return batcher.run(() => void sql().insertFixRunEvent.run(fixRunEventToRow(event)));
+    },
+    async listFixRunEvents(runId, afterSequence) {
+      return sql().fixRunEventsAfter.all(runId, afterSequence).map(fixRunEventFromRow);
+    },
+    finishFixRun(runId, status, result, finishedAt, receipt) {
+      return batcher.run(() => fixRuns.finish(runId, status, result, finishedAt, receipt));
+    },
+    requestFixRunCancel(accountId, id) {
+      return batcher.run(() => {
+        const row = sql().requestFixRunCancel.get(accountId, id);
+        return row ? fixRunFromRow(row) : null;
+      });
     },
 
     async appendAudit(entry: Omit<AuditEntry, 'id'>) {

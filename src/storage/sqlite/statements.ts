@@ -1,10 +1,15 @@
 import type { Database, Statement } from 'better-sqlite3';
-import type { ApiKeyRow, AuditRow, ReceiptRow } from './row-mapping.ts';
+import type { ApiKeyRow, AuditRow, FixQuoteRow, FixRunEventRow, FixRunRow, ReceiptRow } from './row-mapping.ts';
 
 const keyColumns =
   'id, account_id, name, prefix, hash, scopes, models, daily_limit_nano, rate_limit_per_minute, expires_at, revoked_at, created_at, last_used_at';
 const receiptColumns =
   'id, request_id, account_id, key_id, key_prefix, created_at, status, endpoint, stream, requested_model, answering_model, attempts, usage, usage_estimated, prices, hold_nano, cost_nano, latency_ms, time_to_first_token_ms, error_code';
+const fixQuoteColumns =
+  'id, account_id, key_id, agent, tier, input, input_tokens, estimated_cost_nano, max_cost_nano, step_budget, created_at, expires_at';
+const fixRunColumns =
+  'id, quote_id, account_id, key_id, receipt_id, agent, tier, max_cost_nano, status, created_at, finished_at, result, cancel_requested';
+const fixRunEventColumns = 'run_id, sequence, at, type, data';
 
 function namedValues(columns: string): string {
   return columns
@@ -37,6 +42,18 @@ export interface Statements {
 
   insertAudit: Statement<[accountId: string, at: string, actor: string, action: string, detail: string]>;
   newestAudit: Statement<[accountId: string, limit: number], AuditRow>;
+
+  insertFixQuote: Statement<[FixQuoteRow]>;
+  fixQuote: Statement<[accountId: string, id: string], FixQuoteRow>;
+  insertFixRun: Statement<[FixRunRow]>;
+  fixRun: Statement<[accountId: string, id: string], FixRunRow>;
+  fixRunOfQuote: Statement<[quoteId: string], FixRunRow>;
+  fixRunOfAccountQuote: Statement<[accountId: string, quoteId: string], FixRunRow>;
+  finishFixRun: Statement<[{ id: string; status: string; result: string; finishedAt: string }]>;
+  failRecoveredFixRun: Statement<[{ receiptId: string; result: string; finishedAt: string }]>;
+  requestFixRunCancel: Statement<[accountId: string, id: string], FixRunRow>;
+  insertFixRunEvent: Statement<[FixRunEventRow]>;
+  fixRunEventsAfter: Statement<[runId: string, afterSequence: number], FixRunEventRow>;
 
   dataVersion: Statement<[], number>;
 }
@@ -87,6 +104,26 @@ export function prepareStatements(db: Database): Statements {
 
     insertAudit: db.prepare('INSERT INTO audit_log (account_id, at, actor, action, detail) VALUES (?, ?, ?, ?, ?)'),
     newestAudit: db.prepare('SELECT id, account_id, at, actor, action, detail FROM audit_log WHERE account_id = ? ORDER BY id DESC LIMIT ?'),
+
+    insertFixQuote: db.prepare(`INSERT INTO fix_quotes (${fixQuoteColumns}) VALUES (${namedValues(fixQuoteColumns)})`),
+    fixQuote: db.prepare(`SELECT ${fixQuoteColumns} FROM fix_quotes WHERE account_id = ? AND id = ?`),
+    insertFixRun: db.prepare(`INSERT INTO fix_runs (${fixRunColumns}) VALUES (${namedValues(fixRunColumns)})`),
+    fixRun: db.prepare(`SELECT ${fixRunColumns} FROM fix_runs WHERE account_id = ? AND id = ?`),
+    fixRunOfQuote: db.prepare(`SELECT ${fixRunColumns} FROM fix_runs WHERE quote_id = ?`),
+    fixRunOfAccountQuote: db.prepare(`SELECT ${fixRunColumns} FROM fix_runs WHERE account_id = ? AND quote_id = ?`),
+    // Only a running run ends: recovery may have closed it meanwhile.
+    finishFixRun: db.prepare(
+      "UPDATE fix_runs SET status = @status, result = @result, finished_at = @finishedAt WHERE id = @id AND status = 'running'",
+    ),
+    failRecoveredFixRun: db.prepare(
+      "UPDATE fix_runs SET status = 'failed', result = @result, finished_at = @finishedAt WHERE receipt_id = @receiptId AND status = 'running'",
+    ),
+    // Returns the run whatever its status; the flag is set only while it runs.
+    requestFixRunCancel: db.prepare(
+      `UPDATE fix_runs SET cancel_requested = (cancel_requested OR status = 'running') WHERE account_id = ? AND id = ? RETURNING ${fixRunColumns}`,
+    ),
+    insertFixRunEvent: db.prepare(`INSERT INTO fix_run_events (${fixRunEventColumns}) VALUES (${namedValues(fixRunEventColumns)})`),
+    fixRunEventsAfter: db.prepare(`SELECT ${fixRunEventColumns} FROM fix_run_events WHERE run_id = ? AND sequence > ? ORDER BY sequence`),
 
     dataVersion: db.prepare<[], number>('PRAGMA data_version').pluck(),
   };
