@@ -7,6 +7,7 @@ import { registerMessagesRoutes } from './http/anthropic/messages-route.ts';
 import { registerBalanceRoute } from './http/balance-route.ts';
 import { installErrorHandling } from './http/error-handling.ts';
 import { registerChatCompletionsRoute } from './http/openai/chat-completions-route.ts';
+import { registerFixRoutes } from './http/fix/fix-routes.ts';
 import { registerModelsRoute } from './http/models-route.ts';
 import { registerReceiptsRoutes } from './http/receipts-route.ts';
 import { registerResponsesRoute } from './http/responses/responses-route.ts';
@@ -68,8 +69,8 @@ export function buildApp(deps: GatewayDeps): FastifyInstance {
         stream: false,
         startedAt: Date.now(),
       });
-      await enforceRateLimit(deps, request.apiKey);
     }
+    if (options.billable || options.rateLimited) await enforceRateLimit(deps, request.apiKey);
   });
 
   installErrorHandling(app, deps);
@@ -80,5 +81,6 @@ export function buildApp(deps: GatewayDeps): FastifyInstance {
   registerModelsRoute(app, deps);
   registerReceiptsRoutes(app, deps);
   registerBalanceRoute(app, deps);
+  registerFixRoutes(app, deps);
   return app;
 }

@@ -11,6 +11,8 @@ import { createMemoryRateLimiter } from './limits/memory-rate-limiter.ts';
 import { createRedisRateLimiter } from './limits/redis-rate-limiter.ts';
 import { ProviderRegistry } from './providers/provider-registry.ts';
 import { ModelCatalog } from './routing/model-catalog.ts';
+import { ModelHealth } from './routing/model-health.ts';
+import { FixRunner } from './fix/fix-runner.ts';
 import { openSharedState } from './cache/shared-state.ts';
 
 export interface RunningGateway {
@@ -24,7 +26,13 @@ export interface RunningGateway {
 /** Build every dependency from a validated config and listen. Tests call this with port 0. */
 export async function createGateway(
   config: GatewayConfig,
-  options: { logger?: FastifyBaseLogger; /** How long close() lets requests in flight finish. */ drainMs?: number } = {},
+  options: {
+    logger?: FastifyBaseLogger;
+    /** How long close() lets requests, streams and fix runs in flight finish. */
+    drainMs?: number;
+    /** Milliseconds since the epoch, for what expires (fix quotes); tests move it. */
+    now?: () => number;
+  } = {},
 ): Promise<RunningGateway> {
   const logger = options.logger ?? (pino({ level: process.env.LOG_LEVEL ?? 'info' }) as unknown as FastifyBaseLogger);
   // DATABASE_URL and REDIS_URL make the ledger, keys and rate limits shared by every process.
@@ -36,15 +44,22 @@ export async function createGateway(
   );
   const released = await holdKeeper.start();
   if (released) logger.warn({ released }, 'released holds left by a stopped gateway process; their receipts are closed');
+  const catalog = new ModelCatalog(config);
+  const meter = new RequestMeter(store, holdKeeper);
+  const health = new ModelHealth();
+  const now = options.now ?? Date.now;
   const deps: GatewayDeps = {
     config,
-    catalog: new ModelCatalog(config),
+    catalog,
     store,
     keys: new KeyAuthenticator(store, shared.keyVersion),
-    meter: new RequestMeter(store, holdKeeper),
+    meter,
     providers,
     rateLimiter: redis ? createRedisRateLimiter(redis) : createMemoryRateLimiter(),
     logger,
+    health,
+    now,
+    fix: new FixRunner({ config, catalog, store, meter, providers, health, logger, now }),
   };
   const app = buildApp(deps);
   try {
@@ -65,9 +80,17 @@ export async function createGateway(
     url: `http://${host}:${port}`,
     close: () =>
       (closing ??= (async () => {
-        // Let requests in flight finish for a while, then cut them: they settle as cancelled.
-        const deadline = setTimeout(() => app.server.closeAllConnections(), options.drainMs ?? 10_000);
+        // Let requests and fix runs in flight finish for a while, then cut them: requests settle
+        // as cancelled, runs as failed, each charged for the calls it made.
+        let cut = () => {};
+        const cutting = new Promise<void>((resolve) => (cut = resolve));
+        const deadline = setTimeout(() => {
+          app.server.closeAllConnections();
+          cut();
+        }, options.drainMs ?? 10_000);
+        const runsClosed = deps.fix.close(cutting);
         await app.close();
+        await runsClosed;
         clearTimeout(deadline);
         await deps.meter.drain();
         holdKeeper.stop();

@@ -2,7 +2,7 @@ import type { ModelConfig } from '../config/schema.ts';
 import { GatewayError } from '../errors/gateway-error.ts';
 import { formatUsd } from '../lib/money.ts';
 import type { Usage } from '../protocol/canonical/chat-result.ts';
-import type { Attempt, ApiKeyRecord, HoldDecision, ReceiptRecord, ReceiptStatus } from '../storage/records.ts';
+import type { Attempt, ApiKeyRecord, HoldDecision, HoldRecord, ReceiptRecord, ReceiptStatus } from '../storage/records.ts';
 import type { Store } from '../storage/store.ts';
 import { costOfUsage, pricesOf } from './price-usage.ts';
 
@@ -25,8 +25,11 @@ export class MeteredRequest {
   requestedModel: string | null = null;
   readonly attempts: Attempt[] = [];
   holdNano = 0;
+  /** Never charge more than this (a fix run's approved maximum); null: the actual cost in full. */
+  costCapNano: number | null = null;
   private answeringModel: ModelConfig | null = null;
-  private usage: Usage | null = null;
+  /** Model calls to charge: one for a chat request, one per step for a fix run. */
+  private calls: Array<{ model: ModelConfig; usage: Usage }> = [];
   private usageEstimated = false;
   private firstTokenAt: number | null = null;
   private settled: Promise<ReceiptRecord> | null = null;
@@ -44,10 +47,16 @@ export class MeteredRequest {
    * request fails with insufficient_balance or budget_exceeded at cost 0.
    */
   async reserve(worstCaseNano: number): Promise<void> {
+    const decision = await this.store.placeHold(this.holdFor(worstCaseNano), this.start.key.dailyLimitNano);
+    if (!decision.placed) throw holdRefusal(decision, worstCaseNano);
+    this.holdNano = worstCaseNano;
+  }
+
+  /** The hold this request places for `amountNano`; sharing its id with the receipt. */
+  holdFor(amountNano: number): HoldRecord {
     const { start } = this;
     const createdAt = new Date(start.startedAt).toISOString();
-    const decision = await this.store.placeHold(
-      {
+    return {
         id: start.receiptId,
         requestId: start.requestId,
         accountId: start.key.accountId,
@@ -56,17 +65,13 @@ export class MeteredRequest {
         endpoint: start.endpoint,
         stream: start.stream,
         requestedModel: this.requestedModel,
-        amountNano: worstCaseNano,
-        day: createdAt.slice(0, 10),
-        month: createdAt.slice(0, 7),
-        createdAt,
-        owner: this.holds.owner,
-        expiresAt: this.holds.expiryFrom(Date.now()),
-      },
-      start.key.dailyLimitNano,
-    );
-    if (!decision.placed) throw refusal(decision, worstCaseNano);
-    this.holdNano = worstCaseNano;
+      amountNano,
+      day: createdAt.slice(0, 10),
+      month: createdAt.slice(0, 7),
+      createdAt,
+      owner: this.holds.owner,
+      expiresAt: this.holds.expiryFrom(Date.now()),
+    };
   }
 
   get hasAnswer(): boolean {
@@ -80,19 +85,44 @@ export class MeteredRequest {
   /** The model that answered (or began to) and its usage, reported or estimated. */
   answeredBy(model: ModelConfig, usage: Usage | null, estimated: boolean): void {
     this.answeringModel = model;
-    this.usage = usage;
+    this.calls = usage ? [{ model, usage }] : [];
     this.usageEstimated = estimated;
   }
 
-  /** Write the receipt once; later calls return the same receipt. */
-  settle(status: ReceiptStatus, errorCode: string | null): Promise<ReceiptRecord> {
-    this.settled ??= this.write(status, errorCode).finally(() => this.onSettled(this));
+  /** One more model call of a request that makes several (a fix run's steps); returns its cost. */
+  addCall(model: ModelConfig, usage: Usage, estimated: boolean): number {
+    this.answeringModel = model;
+    this.calls.push({ model, usage });
+    this.usageEstimated ||= estimated;
+    return costOfUsage(usage, pricesOf(model));
+  }
+
+  /** What the calls so far cost, before any cap. */
+  get actualCostNano(): number {
+    return this.calls.reduce((sum, call) => sum + costOfUsage(call.usage, pricesOf(call.model)), 0);
+  }
+
+  /**
+   * Write the receipt once; later calls return the same receipt. `record` writes it (a fix run
+   * ends its run in the same transaction); by default the store's recordReceipt.
+   */
+  settle(status: ReceiptStatus, errorCode: string | null, record?: (receipt: ReceiptRecord) => Promise<unknown>): Promise<ReceiptRecord> {
+    this.settled ??= this.write(status, errorCode, record ?? ((receipt) => this.store.recordReceipt(receipt))).finally(() => this.onSettled(this));
     return this.settled;
   }
 
-  private async write(status: ReceiptStatus, errorCode: string | null): Promise<ReceiptRecord> {
+  /** Forget a request that turned out to need no receipt (a fix run posted again); nothing is written. */
+  abandon(): void {
+    if (this.settled) return;
+    this.settled = Promise.reject(new Error('this request was abandoned; it has no receipt'));
+    this.settled.catch(() => {});
+    this.onSettled(this);
+  }
+
+  private async write(status: ReceiptStatus, errorCode: string | null, record: (receipt: ReceiptRecord) => Promise<unknown>): Promise<ReceiptRecord> {
     const { start } = this;
     const prices = this.answeringModel ? pricesOf(this.answeringModel) : null;
+    const actual = this.actualCostNano;
     const receipt: ReceiptRecord = {
       id: start.receiptId,
       requestId: start.requestId,
@@ -106,27 +136,40 @@ export class MeteredRequest {
       requestedModel: this.requestedModel,
       answeringModel: this.answeringModel?.id ?? null,
       attempts: this.attempts,
-      usage: this.usage,
+      usage: this.calls.length ? sumUsage(this.calls.map((call) => call.usage)) : null,
       usageEstimated: this.usageEstimated,
       prices,
       holdNano: this.holdNano,
-      costNano: this.usage && prices ? costOfUsage(this.usage, prices) : 0,
+      costNano: this.costCapNano === null ? actual : Math.min(actual, this.costCapNano),
       latencyMs: Date.now() - start.startedAt,
       timeToFirstTokenMs: this.firstTokenAt === null ? null : this.firstTokenAt - start.startedAt,
       errorCode,
     };
-    await recordWithRetry(this.store, receipt);
+    await recordWithRetry(() => record(receipt));
     return receipt;
   }
+}
+
+function sumUsage(usages: Usage[]): Usage {
+  const total: Usage = { inputTokens: 0, cachedInputTokens: 0, cacheWriteTokens: 0, outputTokens: 0, reasoningTokens: 0 };
+  for (const usage of usages) {
+    total.inputTokens += usage.inputTokens;
+    total.cachedInputTokens += usage.cachedInputTokens;
+    total.cacheWriteTokens += usage.cacheWriteTokens;
+    total.outputTokens += usage.outputTokens;
+    total.reasoningTokens += usage.reasoningTokens;
+  }
+  return total;
 }
 
 /** Waits between tries to record a settlement: a database that blinked must not cost a charge or strand a hold. */
 const SETTLE_RETRY_DELAYS_MS = [50, 250, 1_000];
 
-async function recordWithRetry(store: Store, receipt: ReceiptRecord): Promise<void> {
+async function recordWithRetry(record: () => Promise<unknown>): Promise<void> {
   for (let attempt = 0; ; attempt++) {
     try {
-      return await store.recordReceipt(receipt);
+      await record();
+      return;
     } catch (error) {
       const delay = SETTLE_RETRY_DELAYS_MS[attempt];
       if (delay === undefined) throw error;
@@ -135,7 +178,8 @@ async function recordWithRetry(store: Store, receipt: ReceiptRecord): Promise<vo
   }
 }
 
-function refusal(decision: Extract<HoldDecision, { placed: false }>, worstCaseNano: number): GatewayError {
+/** The error a refused hold answers with, in the words of the limit that refused it. */
+export function holdRefusal(decision: Extract<HoldDecision, { placed: false }>, worstCaseNano: number): GatewayError {
   const worst = `$${formatUsd(worstCaseNano)}`;
   const left = `$${formatUsd(Math.max(0, decision.remainingNano))}`;
   switch (decision.reason) {

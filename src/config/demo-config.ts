@@ -17,6 +17,31 @@ providers:
       script:
         - match: weather
           tool_call: { name: get_weather, arguments: { city: Paris } }
+        # Plays a fix model for the README's fix walk-through: a broken edit first, then a good one.
+        - match: "return a - b;"
+          replies:
+            - |
+              add() subtracts its arguments instead of adding them.
+
+              src/add.js
+              \`\`\`
+              <<<<<<< SEARCH
+                return a-b;
+              =======
+                return a + b;
+              >>>>>>> REPLACE
+              \`\`\`
+            - |
+              add() subtracts its arguments instead of adding them; it must return their sum.
+
+              src/add.js
+              \`\`\`
+              <<<<<<< SEARCH
+                return a - b;
+              =======
+                return a + b;
+              >>>>>>> REPLACE
+              \`\`\`
 models:
   - id: sim/swift-mini
     provider: sim

@@ -20,6 +20,12 @@ const simulatedScriptEntry = z
     /** Substring (case-insensitive) of the last user message that selects this entry; absent matches all. */
     match: z.string().optional(),
     reply: z.string().optional(),
+    /**
+     * One reply per turn, for scripted conversations (a fix model's broken edit, then a good
+     * one): the n-th answers a conversation with n-1 assistant turns, the last one every later
+     * turn. With `replies`, `match` is looked for in the conversation's first user message.
+     */
+    replies: z.array(z.string()).min(1).optional(),
     tool_call: z.object({ name: z.string(), arguments: z.record(z.unknown()).default({}) }).optional(),
     fail: z.enum(['rate_limited', 'timeout', 'unavailable', 'bad_request', 'invalid_response', 'auth']).optional(),
     /** Fail mid-stream after this many text pieces. */

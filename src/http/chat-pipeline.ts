@@ -106,6 +106,7 @@ export async function serveChat<Parsed extends ParsedChat>(
     },
     attempts: metered.attempts,
     signal: controller.signal,
+    health: deps.health,
   };
 
   try {

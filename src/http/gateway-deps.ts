@@ -1,10 +1,12 @@
 import type { FastifyBaseLogger } from 'fastify';
 import type { GatewayConfig } from '../config/schema.ts';
 import type { KeyAuthenticator } from '../auth/key-authenticator.ts';
+import type { FixRunner } from '../fix/fix-runner.ts';
 import type { RequestMeter } from '../billing/request-meter.ts';
 import type { RateLimiter } from '../limits/rate-limiter.ts';
 import type { ProviderRegistry } from '../providers/provider-registry.ts';
 import type { ModelCatalog } from '../routing/model-catalog.ts';
+import type { ModelHealth } from '../routing/model-health.ts';
 import type { Store } from '../storage/store.ts';
 
 /** Everything the HTTP app needs, built once in main.ts (or by a test). */
@@ -17,4 +19,8 @@ export interface GatewayDeps {
   providers: ProviderRegistry;
   rateLimiter: RateLimiter;
   logger: FastifyBaseLogger;
+  health: ModelHealth;
+  fix: FixRunner;
+  /** Milliseconds since the epoch; tests move it (quote expiry). */
+  now: () => number;
 }

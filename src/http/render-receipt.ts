@@ -20,6 +20,8 @@ export function renderReceipt(receipt: ReceiptRecord) {
       error_code: attempt.errorCode ?? null,
       detail: attempt.detail ?? null,
       latency_ms: attempt.latencyMs,
+      ...(attempt.step === undefined ? {} : { step: attempt.step }),
+      ...(attempt.costNano === undefined ? {} : { cost: formatUsd(attempt.costNano) }),
     })),
     usage: receipt.usage && {
       prompt_tokens: receipt.usage.inputTokens,

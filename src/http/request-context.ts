@@ -12,6 +12,8 @@ export interface RouteOptions {
   public?: boolean;
   /** Billable routes get a receipt for every authenticated request. */
   billable?: string;
+  /** Counted by the key's rate limit without a receipt of their own (fix quotes and runs). */
+  rateLimited?: boolean;
 }
 
 declare module 'fastify' {

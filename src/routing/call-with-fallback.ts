@@ -6,6 +6,7 @@ import type { ProviderAdapter, ProviderCall } from '../providers/provider.ts';
 import { ProviderError } from '../providers/provider-error.ts';
 import type { Attempt } from '../storage/records.ts';
 import { codeForFailure, exhaustedError } from './exhausted-error.ts';
+import type { ModelHealth } from './model-health.ts';
 
 export interface CandidateCaller {
   /** The adapter serving a model. */
@@ -15,6 +16,8 @@ export interface CandidateCaller {
   /** Every attempt is appended here as it ends, so the receipt has them even on cancellation. */
   attempts: Attempt[];
   signal: AbortSignal;
+  /** Told of every call's outcome, when given. */
+  health?: ModelHealth;
 }
 
 function cancelled(): GatewayError {
@@ -32,6 +35,7 @@ function recordFailure(caller: CandidateCaller, model: ModelConfig, error: unkno
     caller.attempts.push({ model: model.id, outcome: 'failed', errorCode: 'internal_error', latencyMs });
     throw error;
   }
+  caller.health?.failed(model.id, error.failure);
   const attempt: Attempt = { model: model.id, outcome: 'failed', errorCode: codeForFailure(error.failure), detail: error.message, latencyMs };
   if (error.retryAfterSeconds !== undefined) attempt.retryAfterSeconds = error.retryAfterSeconds;
   caller.attempts.push(attempt);
@@ -46,6 +50,7 @@ export async function generateWithFallback(
     const started = Date.now();
     try {
       const result = await caller.providerFor(model).generate(caller.callFor(model));
+      caller.health?.succeeded(model.id);
       caller.attempts.push({ model: model.id, outcome: 'succeeded', latencyMs: Date.now() - started });
       return { model, result };
     } catch (error) {
@@ -74,6 +79,7 @@ export async function openStreamWithFallback(candidates: ModelConfig[], caller: 
       const iterator = caller.providerFor(model).stream(caller.callFor(model))[Symbol.asyncIterator]();
       const first = await iterator.next();
       if (first.done) throw new ProviderError('invalid_response', 'the provider ended the stream without any content');
+      caller.health?.succeeded(model.id);
       return { model, first: first.value, rest: iterator, startedAt };
     } catch (error) {
       recordFailure(caller, model, error, startedAt);

@@ -34,6 +34,10 @@ export interface Attempt {
   /** Seconds the provider asked to wait before a retry, when it said. */
   retryAfterSeconds?: number;
   latencyMs: number;
+  /** A fix run's step the call belonged to. */
+  step?: number;
+  /** What the call cost, for requests that make several (fix runs). */
+  costNano?: number;
 }
 
 export interface AppliedPrices {

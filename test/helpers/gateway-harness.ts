@@ -77,13 +77,22 @@ export interface HarnessOptions {
   drainMs?: number;
   /** Funds added at start (default $1000); 0 adds none. */
   fundsNano?: number;
+  /** The gateway's clock (quote expiry). */
+  now?: () => number;
+  /** Changes the config text before it is parsed (other aliases, more providers). */
+  editConfig?: (text: string) => string;
 }
 
 export async function startHarness(options: HarnessOptions = {}): Promise<Harness> {
   const fake = await startFakeUpstream();
   const directory = await mkdtemp(join(tmpdir(), 'gateway-test-'));
-  const config = parseConfig(harnessConfigText(fake.url, join(directory, 'gateway.db'), options.timeoutMs), 'harness');
-  const gateway = await createGateway(config, { logger: pino({ level: 'silent' }) as unknown as FastifyBaseLogger, drainMs: options.drainMs });
+  const text = harnessConfigText(fake.url, join(directory, 'gateway.db'), options.timeoutMs);
+  const config = parseConfig(options.editConfig ? options.editConfig(text) : text, 'harness');
+  const gateway = await createGateway(config, {
+    logger: pino({ level: 'silent' }) as unknown as FastifyBaseLogger,
+    drainMs: options.drainMs,
+    now: options.now,
+  });
   const store = gateway.deps.store;
 
   const createKey = (keyOptions: Parameters<Harness['createKey']>[0] = {}) =>

@@ -20,10 +20,31 @@ interface Plan {
   finishReason: FinishReason;
 }
 
+function userText(message: ChatRequest['messages'][number]): string {
+  return message.role === 'user' ? message.content.map((part) => (part.type === 'text' ? part.text : '')).join(' ') : '';
+}
+
+/** The script entry for a call: `match` in the last user message, or in the first one for a scripted conversation. */
+function findEntry(script: SimulatedScriptEntry[], request: ChatRequest, prompt: string): SimulatedScriptEntry | undefined {
+  const firstUser = request.messages.find((message) => message.role === 'user');
+  const first = firstUser ? userText(firstUser).toLowerCase() : '';
+  return script.find((candidate) => {
+    if (!candidate.match) return true;
+    const needle = candidate.match.toLowerCase();
+    return candidate.replies ? first.includes(needle) : prompt.toLowerCase().includes(needle);
+  });
+}
+
+function scriptedText(entry: SimulatedScriptEntry | undefined, request: ChatRequest): string | undefined {
+  if (!entry?.replies) return entry?.reply;
+  const turn = request.messages.filter((message) => message.role === 'assistant').length;
+  return entry.replies[Math.min(turn, entry.replies.length - 1)];
+}
+
 function lastUserText(request: ChatRequest): string {
   for (let index = request.messages.length - 1; index >= 0; index--) {
     const message = request.messages[index]!;
-    if (message.role === 'user') return message.content.map((part) => (part.type === 'text' ? part.text : '')).join(' ');
+    if (message.role === 'user') return userText(message);
     if (message.role === 'tool') return `tool result: ${toolResultText(message.content)}`;
   }
   return '';
@@ -35,7 +56,7 @@ function words(text: string): string[] {
 
 function planReply(script: SimulatedScriptEntry[], call: ProviderCall): Plan {
   const prompt = lastUserText(call.request);
-  const entry = script.find((candidate) => !candidate.match || prompt.toLowerCase().includes(candidate.match.toLowerCase()));
+  const entry = findEntry(script, call.request, prompt);
   const lastIsToolResult = call.request.messages.at(-1)?.role === 'tool';
   const reasoning = call.reasoningEffort
     ? words(`Thinking about "${prompt.slice(0, 40)}" `.concat('step '.repeat(REASONING_WORDS[call.reasoningEffort])))
@@ -46,7 +67,7 @@ function planReply(script: SimulatedScriptEntry[], call: ProviderCall): Plan {
       : undefined;
   const text = toolCall
     ? ''
-    : (entry?.reply ??
+    : (scriptedText(entry, call.request) ??
       `This is ${call.model.id}, a simulated model of the gateway. You said: "${prompt.slice(0, 120)}". ` +
         'Configure a real provider to get real answers.');
   let reply = words(text);

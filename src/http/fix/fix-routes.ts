@@ -1,0 +1,200 @@
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { keyAllowsModel, requireModelAllowed, requireScope } from '../../auth/key-authenticator.ts';
+import { GatewayError } from '../../errors/gateway-error.ts';
+import { aliasOfTier, FIX_TIERS, fixAgents } from '../../fix/fix-agents.ts';
+import { parseQuoteRequest } from '../../fix/fix-input.ts';
+import { firstStepRequest } from '../../fix/fix-prompt.ts';
+import { approvedMaximum, priceFix, tierPriceRange } from '../../fix/price-fix.ts';
+import { renderEvent, renderQuote, renderRun } from '../../fix/render-fix.ts';
+import { connectedCandidates } from '../../fix/tier-models.ts';
+import { newSuffix } from '../../lib/ids.ts';
+import { formatUsd } from '../../lib/money.ts';
+import type { ApiKeyRecord, FixQuoteRecord, FixRunRecord } from '../../storage/records.ts';
+import type { GatewayDeps } from '../gateway-deps.ts';
+import { authenticatedKey } from '../request-context.ts';
+import { SseWriter } from '../sse-writer.ts';
+
+/** A quote can be run this long after it was made. */
+export const QUOTE_TTL_MS = 5 * 60_000;
+
+function requireFixModel(key: ApiKeyRecord, tier: FixQuoteRecord['tier']): void {
+  try {
+    requireModelAllowed(key, aliasOfTier(tier));
+  } catch {
+    throw new GatewayError('model_not_allowed', `This key may not use ${aliasOfTier(tier)}, the alias of the ${tier} tier; a fix key limited to certain models must allow its tier's alias.`);
+  }
+}
+
+function listAgents(deps: GatewayDeps, key: ApiKeyRecord) {
+  return {
+    object: 'list',
+    data: fixAgents.map((agent) => ({
+      object: 'fix.agent',
+      id: agent.id,
+      name: agent.name,
+      description: agent.description,
+      input: agent.input,
+      default_steps: agent.defaultSteps,
+      tiers: FIX_TIERS.map((tier) => {
+        const connected = connectedCandidates(deps, tier);
+        const priced = connected.length ? connected : (deps.catalog.aliases.get(aliasOfTier(tier))?.candidates ?? []);
+        const range = tierPriceRange(priced, agent.defaultSteps);
+        return {
+          tier,
+          model: aliasOfTier(tier),
+          connected: connected.length > 0,
+          connected_models: connected.map((model) => model.id),
+          allowed_for_key: keyAllowsModel(key, aliasOfTier(tier)),
+          price: { typical: formatUsd(range.typicalNano), largest: formatUsd(range.largestNano) },
+          max_input_tokens: range.maxInputTokens,
+        };
+      }),
+    })),
+  };
+}
+
+async function quote(deps: GatewayDeps, key: ApiKeyRecord, body: unknown) {
+  requireScope(key, 'fix');
+  const ask = parseQuoteRequest(body);
+  requireFixModel(key, ask.tier);
+  const candidates = connectedCandidates(deps, ask.tier);
+  if (candidates.length === 0) {
+    throw new GatewayError('provider_unavailable', `No model of the ${ask.tier} tier (${aliasOfTier(ask.tier)}) is connected right now; try another tier or later.`);
+  }
+  const steps = ask.maxSteps ?? ask.agent.defaultSteps;
+  const price = priceFix(candidates, firstStepRequest(ask.agent, ask.input), steps);
+  const now = deps.now();
+  const record: FixQuoteRecord = {
+    id: `quote_${newSuffix(now)}`,
+    accountId: key.accountId,
+    keyId: key.id,
+    agent: ask.agent.id,
+    tier: ask.tier,
+    input: ask.input as unknown as Record<string, unknown>,
+    inputTokens: price.inputTokens,
+    estimatedCostNano: Math.min(price.estimatedCostNano, approvedMaximum(price, ask.maxCostNano)),
+    maxCostNano: approvedMaximum(price, ask.maxCostNano),
+    stepBudget: steps,
+    createdAt: new Date(now).toISOString(),
+    expiresAt: new Date(now + QUOTE_TTL_MS).toISOString(),
+  };
+  await deps.store.insertFixQuote(record);
+  return renderQuote(record);
+}
+
+function parseRunRequest(body: unknown): { quote: string; stream: boolean } {
+  const value = (body ?? {}) as Record<string, unknown>;
+  if (typeof value !== 'object' || Array.isArray(value)) throw new GatewayError('invalid_request', 'The body must be a JSON object.');
+  if (typeof value.quote !== 'string' || !value.quote) throw new GatewayError('invalid_request', 'quote: the id of a quote from POST /v1/fix/quote is required');
+  if (value.stream !== undefined && typeof value.stream !== 'boolean') throw new GatewayError('invalid_request', 'stream must be a boolean');
+  const unknown = Object.keys(value).filter((field) => field !== 'quote' && field !== 'stream');
+  if (unknown.length) throw new GatewayError('invalid_request', `${unknown[0]}: unknown field`);
+  return { quote: value.quote, stream: value.stream === true };
+}
+
+async function startRun(deps: GatewayDeps, request: FastifyRequest, reply: FastifyReply, key: ApiKeyRecord, quoteId: string, stream: boolean): Promise<FixRunRecord> {
+  const found = await deps.store.getFixQuote(key.accountId, quoteId);
+  if (!found) throw new GatewayError('not_found', `No quote ${quoteId} on this account.`);
+  requireFixModel(key, found.tier);
+  // A quote that already ran returns its run, also after it expired.
+  const existing = await deps.store.getFixRunByQuote(key.accountId, found.id);
+  if (existing) return existing;
+  if (deps.now() >= Date.parse(found.expiresAt)) {
+    throw new GatewayError('quote_expired', `Quote ${found.id} expired at ${found.expiresAt} (quotes are valid 5 minutes); ask for a new one.`);
+  }
+  const suffix = request.requestId.slice('req_'.length);
+  // A refusal from here on has a receipt, as a refused chat request has.
+  reply.header('x-svc-receipt-id', `rcpt_${suffix}`);
+  const metered = deps.meter.begin({
+    requestId: request.requestId,
+    receiptId: `rcpt_${suffix}`,
+    key,
+    endpoint: 'fix.runs',
+    stream,
+    startedAt: Date.now(),
+  });
+  return deps.fix.start(found, key, metered, `run_${suffix}`);
+}
+
+async function findRun(deps: GatewayDeps, key: ApiKeyRecord, id: string): Promise<FixRunRecord> {
+  requireScope(key, 'fix');
+  const run = await deps.store.getFixRun(key.accountId, id);
+  if (!run) throw new GatewayError('not_found', `No fix run ${id} on this account.`);
+  return run;
+}
+
+async function runView(deps: GatewayDeps, run: FixRunRecord) {
+  const current = (await deps.store.getFixRun(run.accountId, run.id)) ?? run;
+  return renderRun(current, await deps.store.listFixRunEvents(run.id, 0));
+}
+
+/** Stops following when the client goes away; the run itself goes on. */
+function clientGone(reply: FastifyReply): AbortSignal {
+  const controller = new AbortController();
+  reply.raw.on('close', () => controller.abort());
+  return controller.signal;
+}
+
+/** Server-sent events of a run after `after`, until it ends: `id` is the sequence (resume with Last-Event-ID). */
+async function streamRun(deps: GatewayDeps, reply: FastifyReply, run: FixRunRecord, after: number): Promise<void> {
+  const signal = clientGone(reply);
+  reply.hijack();
+  const writer = new SseWriter(reply.raw);
+  writer.open(reply.getHeaders() as Record<string, string>);
+  try {
+    for await (const event of deps.fix.follow(run, after, signal)) {
+      const completed = event.type === 'run.completed' ? await runView(deps, run) : undefined;
+      await writer.write(`id: ${event.sequence}\nevent: ${event.type}\ndata: ${JSON.stringify(renderEvent(event, completed))}\n\n`);
+    }
+  } catch (error) {
+    deps.logger.error({ err: error, runId: run.id }, 'fix run events failed');
+  } finally {
+    writer.end();
+  }
+}
+
+function parseAfter(request: FastifyRequest): number {
+  const raw = (request.query as Record<string, unknown>).after ?? request.headers['last-event-id'] ?? '0';
+  const after = typeof raw === 'string' && /^\d+$/.test(raw) ? Number(raw) : NaN;
+  if (!Number.isSafeInteger(after)) throw new GatewayError('invalid_request', 'after (or Last-Event-ID) must be a whole number');
+  return after;
+}
+
+export function registerFixRoutes(app: FastifyInstance, deps: GatewayDeps): void {
+  app.get('/v1/fix/agents', async (request) => listAgents(deps, authenticatedKey(request)));
+
+  app.post('/v1/fix/quote', { config: { rateLimited: true } }, async (request) => quote(deps, authenticatedKey(request), request.body));
+
+  app.post('/v1/fix/runs', { config: { rateLimited: true } }, async (request, reply) => {
+    const key = authenticatedKey(request);
+    requireScope(key, 'fix');
+    const body = parseRunRequest(request.body);
+    const run = await startRun(deps, request, reply, key, body.quote, body.stream);
+    reply.header('x-svc-run-id', run.id).header('x-svc-receipt-id', run.receiptId);
+    if (body.stream) return streamRun(deps, reply, run, 0);
+    const signal = clientGone(reply);
+    for await (const _event of deps.fix.follow(run, 0, signal));
+    return runView(deps, run);
+  });
+
+  app.get('/v1/fix/runs/:id', async (request) => {
+    const run = await findRun(deps, authenticatedKey(request), (request.params as { id: string }).id);
+    return renderRun(run, await deps.store.listFixRunEvents(run.id, 0));
+  });
+
+  app.get('/v1/fix/runs/:id/events', async (request, reply) => {
+    const run = await findRun(deps, authenticatedKey(request), (request.params as { id: string }).id);
+    const after = parseAfter(request);
+    reply.header('x-svc-run-id', run.id);
+    return streamRun(deps, reply, run, after);
+  });
+
+  app.post('/v1/fix/runs/:id/cancel', async (request) => {
+    const key = authenticatedKey(request);
+    requireScope(key, 'fix');
+    const { id } = request.params as { id: string };
+    const run = await deps.fix.cancel(key.accountId, id);
+    if (!run) throw new GatewayError('not_found', `No fix run ${id} on this account.`);
+    return runView(deps, run);
+  });
+}
