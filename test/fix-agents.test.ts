@@ -1,37 +1,12 @@
 import assert from 'node:assert/strict';
-import { execFile } from 'node:child_process';
-import { mkdtemp, mkdir, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { promisify } from 'node:util';
 import { createParser, type EventSourceMessage } from 'eventsource-parser';
 import { issueApiKey } from '../src/auth/issue-api-key.ts';
 import { NANO_PER_USD, parseUsd } from '../src/lib/money.ts';
 import { DEFAULT_ACCOUNT_ID } from '../src/storage/store.ts';
+import { assertPatchApplies, BROKEN_EDIT, BROKEN_FILES, FIX_INPUT, GOOD_EDIT } from './helpers/fix-fixtures.ts';
 import { startHarness, type Harness } from './helpers/gateway-harness.ts';
-
-const run = promisify(execFile);
-
-export const BROKEN_FILES = [
-  {
-    path: 'src/math.js',
-    content: 'export function add(a, b) {\n  return a - b;\n}\n\nexport function double(x) {\n  return add(x, x);\n}\n',
-  },
-  { path: 'package.json', content: '{\n  "name": "math",\n  "type": "module"\n}\n' },
-];
-
-export const FIX_INPUT = {
-  files: BROKEN_FILES,
-  command: 'node --test',
-  output: 'AssertionError [ERR_ASSERTION]: add(2, 3) should be 5\n  actual: -1\n  expected: 5\n',
-};
-
-/** An edit whose SEARCH is not in the file (spacing differs inside the line): must be refused. */
-export const BROKEN_EDIT = 'The sum subtracts.\n\nsrc/math.js\n```\n<<<<<<< SEARCH\n  return a-b;\n=======\n  return a + b;\n>>>>>>> REPLACE\n```\n';
-/** The same fix, placeable exactly once. */
-export const GOOD_EDIT = 'add() subtracts instead of adding.\n\nsrc/math.js\n```\n<<<<<<< SEARCH\n  return a - b;\n=======\n  return a + b;\n>>>>>>> REPLACE\n```\n';
 
 interface RunView {
   id: string;
@@ -77,23 +52,6 @@ async function readEvents(response: Response, onEvent: (event: EventSourceMessag
   const decoder = new TextDecoder();
   for await (const chunk of response.body!) parser.feed(decoder.decode(chunk, { stream: true }));
   return events;
-}
-
-/** Writes `files` into a fresh git repository and checks `patch` applies with git apply and patch -p1. */
-export async function assertPatchApplies(files: Array<{ path: string; content: string }>, patch: string): Promise<void> {
-  const directory = await mkdtemp(join(tmpdir(), 'fix-patch-'));
-  try {
-    for (const file of files) {
-      await mkdir(dirname(join(directory, file.path)), { recursive: true });
-      await writeFile(join(directory, file.path), file.content);
-    }
-    await writeFile(join(directory, 'fix.patch'), patch);
-    await run('git', ['init', '-q'], { cwd: directory });
-    await run('git', ['apply', '--check', 'fix.patch'], { cwd: directory });
-    await run('patch', ['-p1', '--dry-run', '-i', 'fix.patch'], { cwd: directory });
-  } finally {
-    await rm(directory, { recursive: true, force: true });
-  }
 }
 
 async function balance(harness: Harness): Promise<{ balance: number; held: number; holds: number }> {
