@@ -19,6 +19,7 @@ providers:
         - { match: broken, fail: rate_limited }
         - { match: flaky, reply: "one two three four five six seven eight nine ten", fail: unavailable, fail_after_chunks: 1 }
         - { match: greet, reply: "Hello there, friend." }
+        - { match: "scripted talk", replies: ["first answer", "second answer"] }
 models:
   - { id: sim/a, provider: sim, price: { input: 1, output: 2 }, context_window: 1000, max_output_tokens: 100, capabilities: { tools: true, reasoning: true } }
 aliases:
@@ -98,4 +99,24 @@ test('an abort stops it as cancelled', async () => {
   const pending = provider.generate(call('greet', { signal: controller.signal }));
   controller.abort();
   await assert.rejects(pending, (error) => error instanceof ProviderError && error.failure === 'cancelled');
+});
+
+test('replies: a scripted conversation answers by turn, matched on its first user message', async () => {
+  const first = call('please, scripted talk');
+  assert.equal((await provider.generate(first)).content, 'first answer');
+  const turns = (assistantTurns: number): ProviderCall => ({
+    ...first,
+    request: {
+      ...first.request,
+      messages: [
+        { role: 'user', content: [{ type: 'text', text: 'please, scripted talk' }] },
+        ...Array.from({ length: assistantTurns }, () => [
+          { role: 'assistant' as const, content: 'earlier' },
+          { role: 'user' as const, content: [{ type: 'text' as const, text: 'that did not work' }] },
+        ]).flat(),
+      ],
+    },
+  });
+  assert.equal((await provider.generate(turns(1))).content, 'second answer');
+  assert.equal((await provider.generate(turns(3))).content, 'second answer', 'the last reply answers every later turn');
 });
