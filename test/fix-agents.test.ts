@@ -4,6 +4,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { createParser, type EventSourceMessage } from 'eventsource-parser';
 import { issueApiKey } from '../src/auth/issue-api-key.ts';
 import { NANO_PER_USD, parseUsd } from '../src/lib/money.ts';
+import { createSqliteStore } from '../src/storage/sqlite/sqlite-store.ts';
 import { DEFAULT_ACCOUNT_ID } from '../src/storage/store.ts';
 import { assertPatchApplies, BROKEN_EDIT, BROKEN_FILES, FIX_INPUT, GOOD_EDIT } from './helpers/fix-fixtures.ts';
 import { startHarness, type Harness } from './helpers/gateway-harness.ts';
@@ -413,6 +414,65 @@ describe('fix agents: money refusals, tiers without models, input too large', ()
       assert.match(body.steps[1].detail, /test\/math\.test\.js/);
       assert.deepEqual(body.files, ['src/math.js']);
       await assertPatchApplies([...BROKEN_FILES, ...tests], body.patch);
+    } finally {
+      await harness.close();
+    }
+  });
+});
+
+describe('fix agents: health and shutdown', () => {
+  test('a tier whose models keep failing is not connected until they recover', async () => {
+    const harness = await startHarness();
+    try {
+      const down = { status: 500 };
+      harness.fake.script('alpha', down, down, down);
+      harness.fake.script('beta', down, down, down);
+      for (let index = 0; index < 3; index++) {
+        const chat = await harness.post('/v1/chat/completions', { model: 'svc/fast', messages: [{ role: 'user', content: 'hi' }] });
+        assert.equal(chat.status, 503);
+      }
+      const agents = await json(await harness.get('/v1/fix/agents'));
+      const fast = agents.data[0].tiers.find((tier: { tier: string }) => tier.tier === 'fast');
+      assert.deepEqual([fast.connected, fast.connected_models], [false, []]);
+      const refused = await quote(harness, {});
+      assert.deepEqual([refused.status, refused.body.error.code], [503, 'provider_unavailable']);
+      // A model that answers again is connected again.
+      assert.equal((await harness.post('/v1/chat/completions', { model: 'up/alpha', messages: [{ role: 'user', content: 'hi' }] })).status, 200);
+      assert.equal((await quote(harness, {})).status, 200);
+    } finally {
+      await harness.close();
+    }
+  });
+
+  test('shutdown mid-run: the run gets the drain time, then ends failed, charged for the prompt it sent, hold released', async () => {
+    const harness = await startHarness({ drainMs: 300, timeoutMs: 30_000 });
+    try {
+      harness.fake.script('alpha', { hang: true });
+      const priced = await quote(harness, {});
+      const response = await harness.post('/v1/fix/runs', { quote: priced.body.id, stream: true });
+      const runId = response.headers.get('x-svc-run-id')!;
+      const events = readEvents(response).catch(() => []);
+      while (harness.fake.requests.length === 0) await sleep(10);
+      const closing = Date.now();
+      await harness.gateway.close();
+      assert.ok(Date.now() - closing < 5_000, 'shutdown is bounded by the drain time');
+      await events;
+
+      const store = createSqliteStore(harness.gateway.deps.config.database.path);
+      try {
+        const run = await store.getFixRun(DEFAULT_ACCOUNT_ID, runId);
+        assert.equal(run?.status, 'failed');
+        assert.equal((run?.result?.error as { code: string }).code, 'gateway_shutdown');
+        assert.deepEqual(await store.listHolds(DEFAULT_ACCOUNT_ID), []);
+        const receipt = await store.getReceipt(DEFAULT_ACCOUNT_ID, run!.receiptId);
+        assert.equal(receipt?.status, 'failed');
+        assert.ok(receipt!.costNano > 0, 'the provider read the prompt');
+        assert.equal(receipt!.costNano, run!.result!.cost_nano);
+        const totals = await store.ledgerTotals(DEFAULT_ACCOUNT_ID);
+        assert.equal(totals.funds - totals.charges, await store.getBalance(DEFAULT_ACCOUNT_ID));
+      } finally {
+        await store.close();
+      }
     } finally {
       await harness.close();
     }
