@@ -63,6 +63,7 @@ async function quote(deps: GatewayDeps, key: ApiKeyRecord, body: unknown) {
   }
   const steps = ask.maxSteps ?? ask.agent.defaultSteps;
   const price = priceFix(candidates, firstStepRequest(ask.agent, ask.input), steps);
+  const maxCostNano = approvedMaximum(price, ask.maxCostNano);
   const now = deps.now();
   const record: FixQuoteRecord = {
     id: `quote_${newSuffix(now)}`,
@@ -72,8 +73,8 @@ async function quote(deps: GatewayDeps, key: ApiKeyRecord, body: unknown) {
     tier: ask.tier,
     input: ask.input as unknown as Record<string, unknown>,
     inputTokens: price.inputTokens,
-    estimatedCostNano: Math.min(price.estimatedCostNano, approvedMaximum(price, ask.maxCostNano)),
-    maxCostNano: approvedMaximum(price, ask.maxCostNano),
+    estimatedCostNano: Math.min(price.estimatedCostNano, maxCostNano),
+    maxCostNano,
     stepBudget: steps,
     createdAt: new Date(now).toISOString(),
     expiresAt: new Date(now + QUOTE_TTL_MS).toISOString(),
