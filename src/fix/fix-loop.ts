@@ -68,7 +68,7 @@ interface Attempted {
   problems: string[];
 }
 
-function attempt(reply: string, agent: FixAgent, input: FixInput): Attempted {
+async function attempt(reply: string, input: FixInput): Promise<Attempted> {
   const given = [...input.files, ...input.tests];
   const parsed = parseEdits(reply, given.map((file) => file.path));
   if (parsed.edits.length === 0) {
@@ -77,7 +77,7 @@ function attempt(reply: string, agent: FixAgent, input: FixInput): Attempted {
   const applied = applyEdits(given, parsed.edits, { readOnly: new Set(input.tests.map((file) => file.path)) });
   if (!applied.ok) return { touched: [], explanation: parsed.explanation, problems: [...parsed.problems, ...applied.problems] };
   const changed = applied.files.filter((file) => applied.touched.includes(file.path));
-  const syntax = changed.flatMap((file) => checkSyntax(file));
+  const syntax = (await Promise.all(changed.map((file) => checkSyntax(file)))).flat();
   return { files: applied.files, touched: applied.touched, explanation: parsed.explanation, problems: [...parsed.problems, ...syntax] };
 }
 
@@ -145,7 +145,7 @@ export async function runFixLoop(context: FixLoopContext): Promise<FixOutcome> {
     const checkStep: StepView = { index: ++index, kind: 'check', status: 'running', model: null, tokens: null, cost_nano: 0, duration_ms: null, detail: null };
     await context.stepStarted(checkStep);
     const checkedAt = Date.now();
-    const result = attempt(answer.text, agent, input);
+    const result = await attempt(answer.text, input);
     explanation = result.explanation || explanation;
     if (result.files) best = result;
     const passed = result.files !== undefined && result.problems.length === 0;

@@ -1,4 +1,4 @@
-import { transformSync, type Loader, type Message } from 'esbuild';
+import { transform, type Loader, type Message } from 'esbuild';
 import type { SourceFile } from './source-file.ts';
 
 const loaders: Readonly<Record<string, Loader>> = {
@@ -12,8 +12,12 @@ const loaders: Readonly<Record<string, Loader>> = {
   '.tsx': 'tsx',
 };
 
-/** Syntax problems of a file, by its extension; each names the file, line and column. Other extensions: none. */
-export function checkSyntax(file: SourceFile): string[] {
+/**
+ * Syntax problems of a file, by its extension; each names the file, line and column. Other
+ * extensions: none. Scripts are parsed by esbuild's long-lived service process, off the event
+ * loop (its synchronous API would stall every other request while it starts and parses).
+ */
+export async function checkSyntax(file: SourceFile): Promise<string[]> {
   const extension = /\.[^./]+$/.exec(file.path)?.[0].toLowerCase() ?? '';
   if (extension === '.json') return checkJson(file);
   const loader = loaders[extension];
@@ -34,9 +38,9 @@ function checkJson(file: SourceFile): string[] {
   }
 }
 
-function checkScript(file: SourceFile, loader: Loader): string[] {
+async function checkScript(file: SourceFile, loader: Loader): Promise<string[]> {
   try {
-    transformSync(file.content, { loader, sourcefile: file.path, logLevel: 'silent' });
+    await transform(file.content, { loader, sourcefile: file.path, logLevel: 'silent' });
     return [];
   } catch (error) {
     const messages = (error as { errors?: Message[] }).errors;
