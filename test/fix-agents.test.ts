@@ -1,12 +1,11 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { createParser, type EventSourceMessage } from 'eventsource-parser';
 import { issueApiKey } from '../src/auth/issue-api-key.ts';
 import { NANO_PER_USD, parseUsd } from '../src/lib/money.ts';
 import { createSqliteStore } from '../src/storage/sqlite/sqlite-store.ts';
 import { DEFAULT_ACCOUNT_ID } from '../src/storage/store.ts';
-import { assertPatchApplies, BROKEN_EDIT, BROKEN_FILES, FIX_INPUT, GOOD_EDIT } from './helpers/fix-fixtures.ts';
+import { assertPatchApplies, BROKEN_EDIT, BROKEN_FILES, FIX_INPUT, GOOD_EDIT, readEvents } from './helpers/fix-fixtures.ts';
 import { startHarness, type Harness } from './helpers/gateway-harness.ts';
 
 interface RunView {
@@ -39,20 +38,6 @@ async function quote(harness: Harness, body: Record<string, unknown>, key = harn
 async function runQuote(harness: Harness, quoteId: string, key = harness.key): Promise<{ status: number; body: any; headers: Headers }> {
   const response = await harness.post('/v1/fix/runs', { quote: quoteId }, key);
   return { status: response.status, body: await json(response), headers: response.headers };
-}
-
-/** Every server-sent event of a response, read with a real SSE parser. */
-async function readEvents(response: Response, onEvent: (event: EventSourceMessage) => void = () => {}): Promise<EventSourceMessage[]> {
-  const events: EventSourceMessage[] = [];
-  const parser = createParser({
-    onEvent(event) {
-      events.push(event);
-      onEvent(event);
-    },
-  });
-  const decoder = new TextDecoder();
-  for await (const chunk of response.body!) parser.feed(decoder.decode(chunk, { stream: true }));
-  return events;
 }
 
 async function balance(harness: Harness): Promise<{ balance: number; held: number; holds: number }> {

@@ -4,45 +4,18 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
-import { createParser, type EventSourceMessage } from 'eventsource-parser';
 import pg from 'pg';
 import { issueApiKey } from '../src/auth/issue-api-key.ts';
 import { NANO_PER_USD, parseUsd } from '../src/lib/money.ts';
 import { createPostgresStore } from '../src/storage/postgres/postgres-store.ts';
+import { PG_TEST_URL, postgresUnreachable, reportPostgresUnreachable, urlOnSchema } from '../src/storage/postgres/postgres-test-connection.ts';
 import { createSqliteStore } from '../src/storage/sqlite/sqlite-store.ts';
 import { DEFAULT_ACCOUNT_ID, type Store } from '../src/storage/store.ts';
 import { startFakeUpstream } from './fake-upstream/fake-upstream.ts';
-import { FIX_INPUT, GOOD_EDIT } from './helpers/fix-fixtures.ts';
+import { FIX_INPUT, GOOD_EDIT, readEvents } from './helpers/fix-fixtures.ts';
 import { harnessConfigText } from './helpers/gateway-harness.ts';
 import { startGatewayProcess } from './helpers/gateway-process.ts';
 
-const PG_URL = process.env.PG_TEST_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
-
-async function postgresMissing(): Promise<string | null> {
-  const client = new pg.Client({ connectionString: PG_URL, connectionTimeoutMillis: 3_000 });
-  try {
-    await client.connect();
-    return null;
-  } catch (error) {
-    return (error as Error).message;
-  } finally {
-    await client.end().catch(() => undefined);
-  }
-}
-
-/** Reads server-sent events with a real parser, handing each to `onEvent` as it arrives. */
-async function readEvents(response: Response, onEvent: (event: EventSourceMessage) => void): Promise<EventSourceMessage[]> {
-  const events: EventSourceMessage[] = [];
-  const parser = createParser({
-    onEvent(event) {
-      events.push(event);
-      onEvent(event);
-    },
-  });
-  const decoder = new TextDecoder();
-  for await (const chunk of response.body!) parser.feed(decoder.decode(chunk, { stream: true }));
-  return events;
-}
 
 interface Backend {
   name: string;
@@ -62,14 +35,12 @@ const postgres: Backend = {
   name: 'PostgreSQL',
   async open(directory) {
     const schema = `gw_fix_${randomBytes(5).toString('hex')}`;
-    const admin = new pg.Client({ connectionString: PG_URL });
+    const admin = new pg.Client({ connectionString: PG_TEST_URL });
     await admin.connect();
     await admin.query(`CREATE SCHEMA ${schema}`);
-    const url = new URL(PG_URL);
-    url.searchParams.set('options', `-c search_path=${schema}`);
     return {
-      store: createPostgresStore(url.href),
-      env: { DATABASE_URL: url.href },
+      store: createPostgresStore(urlOnSchema(schema)),
+      env: { DATABASE_URL: urlOnSchema(schema) },
       databasePath: join(directory, 'unused.db'),
       async drop() {
         await admin.query(`DROP SCHEMA ${schema} CASCADE`);
@@ -149,14 +120,8 @@ async function gatewayKilledMidRun(backend: Backend): Promise<void> {
 describe('a gateway process killed mid-run', () => {
   test('SQLite: the run ends failed, its hold released, followed to the end from another process', () => gatewayKilledMidRun(sqlite));
 
-  test('PostgreSQL: the run ends failed, its hold released, followed to the end from another process', async (context) => {
-    const missing = await postgresMissing();
-    if (missing !== null) {
-      const message = `PostgreSQL not reachable at ${PG_URL} (${missing})`;
-      if (process.env.CI === 'true') assert.fail(`${message}; CI=true requires it`);
-      context.skip(message);
-      return;
-    }
-    await gatewayKilledMidRun(postgres);
-  });
 });
+
+const missing = await postgresUnreachable();
+if (missing !== null) reportPostgresUnreachable('a gateway process killed mid-run: PostgreSQL', missing);
+else test('PostgreSQL: a gateway process killed mid-run: the run ends failed, its hold released, followed to the end from another process', () => gatewayKilledMidRun(postgres));

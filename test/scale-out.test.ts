@@ -13,40 +13,24 @@ import { parseConfig } from '../src/config/load-config.ts';
 import { ModelCatalog } from '../src/routing/model-catalog.ts';
 import { parseChatCompletionRequest } from '../src/protocol/openai/parse-chat-request.ts';
 import { createPostgresStore } from '../src/storage/postgres/postgres-store.ts';
+import { PG_TEST_URL, postgresUnreachable, reportPostgresUnreachable, urlOnSchema } from '../src/storage/postgres/postgres-test-connection.ts';
 import { DEFAULT_ACCOUNT_ID, type Store } from '../src/storage/store.ts';
 import { startFakeUpstream, type FakeUpstream } from './fake-upstream/fake-upstream.ts';
 import { harnessConfigText } from './helpers/gateway-harness.ts';
 import { startGatewayProcess, type GatewayProcess } from './helpers/gateway-process.ts';
 
-const PG_URL = process.env.PG_TEST_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
 const REDIS_URL = process.env.REDIS_TEST_URL ?? 'redis://127.0.0.1:6379';
 const body = { model: 'up/alpha', messages: [{ role: 'user', content: 'hello there' }], max_tokens: 1000 };
 
-async function postgresMissing(): Promise<string | null> {
-  const client = new pg.Client({ connectionString: PG_URL, connectionTimeoutMillis: 3_000 });
-  try {
-    await client.connect();
-    return null;
-  } catch (error) {
-    return (error as Error).message;
-  } finally {
-    await client.end().catch(() => undefined);
-  }
-}
-
-const missing = await postgresMissing();
+const missing = await postgresUnreachable();
 
 if (missing !== null) {
-  const message = `PostgreSQL not reachable at ${PG_URL} (${missing}): the scale-out tests need it`;
-  if (process.env.CI === 'true') test('scale-out', () => assert.fail(`${message}; CI=true requires it`));
-  else test('scale-out', { skip: message }, () => undefined);
+  reportPostgresUnreachable('scale-out', missing);
 } else {
   describe('several gateway processes on one PostgreSQL', () => {
     const schema = `gw_scale_${randomBytes(5).toString('hex')}`;
-    const url = new URL(PG_URL);
-    url.searchParams.set('options', `-c search_path=${schema}`);
-    const databaseUrl = url.href;
-    const admin = new pg.Pool({ connectionString: PG_URL, max: 1 });
+    const databaseUrl = urlOnSchema(schema);
+    const admin = new pg.Pool({ connectionString: PG_TEST_URL, max: 1 });
     let directory: string;
     let fake: FakeUpstream;
     let store: Store;

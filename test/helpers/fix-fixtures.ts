@@ -3,6 +3,7 @@ import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { promisify } from 'node:util';
+import { createParser, type EventSourceMessage } from 'eventsource-parser';
 
 const run = promisify(execFile);
 
@@ -41,4 +42,18 @@ export async function assertPatchApplies(files: Array<{ path: string; content: s
   } finally {
     await rm(directory, { recursive: true, force: true });
   }
+}
+
+/** Every server-sent event of a response, read with a real SSE parser. */
+export async function readEvents(response: Response, onEvent: (event: EventSourceMessage) => void = () => {}): Promise<EventSourceMessage[]> {
+  const events: EventSourceMessage[] = [];
+  const parser = createParser({
+    onEvent(event) {
+      events.push(event);
+      onEvent(event);
+    },
+  });
+  const decoder = new TextDecoder();
+  for await (const chunk of response.body!) parser.feed(decoder.decode(chunk, { stream: true }));
+  return events;
 }

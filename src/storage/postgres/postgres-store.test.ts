@@ -9,32 +9,10 @@ import { DEFAULT_ACCOUNT_ID, type Store } from '../store.ts';
 import { migrations } from './migrations.ts';
 import { poolSettings, redactedUrl } from './postgres-pool.ts';
 import { createPostgresStore } from './postgres-store.ts';
+import { PG_TEST_URL, postgresUnreachable, reportPostgresUnreachable, urlOnSchema } from './postgres-test-connection.ts';
 
-const TEST_URL = process.env.PG_TEST_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
 const MONTH = '2026-11';
 const DAY = '2026-11-21';
-
-/** Null when PostgreSQL answers, else why not. */
-async function unreachableReason(): Promise<string | null> {
-  const client = new pg.Client({ connectionString: TEST_URL, connectionTimeoutMillis: 3_000 });
-  try {
-    await client.connect();
-    await client.query('SELECT 1');
-    return null;
-  } catch (error) {
-    return (error as Error).message || String(error);
-  } finally {
-    await client.end().catch(() => undefined);
-  }
-}
-
-/** The test URL with every connection's search_path on `schema` (and other settings given as `-c name=value`). */
-function urlOnSchema(schema: string, extra: Record<string, string> = {}, settings = ''): string {
-  const url = new URL(TEST_URL);
-  url.searchParams.set('options', `-c search_path=${schema} ${settings}`.trim());
-  for (const [name, value] of Object.entries(extra)) url.searchParams.set(name, value);
-  return url.href;
-}
 
 describe('postgres pool settings', () => {
   test('pool_max sizes the pool and is not passed on to pg; bad values are refused', () => {
@@ -55,17 +33,12 @@ describe('postgres pool settings', () => {
   });
 });
 
-const unreachable = await unreachableReason();
+const unreachable = await postgresUnreachable();
 
 if (unreachable !== null) {
-  const message = `PostgreSQL not reachable at ${redactedUrl(TEST_URL)} (${unreachable}); set PG_TEST_URL to run these tests`;
-  if (process.env.CI === 'true') {
-    test('PostgreSQL store', () => assert.fail(`${message}. CI=true requires it.`));
-  } else {
-    test('PostgreSQL store', { skip: message }, () => undefined);
-  }
+  reportPostgresUnreachable('PostgreSQL store', unreachable);
 } else {
-  const admin = new pg.Pool({ connectionString: TEST_URL, max: 2 });
+  const admin = new pg.Pool({ connectionString: PG_TEST_URL, max: 2 });
   const schemas: string[] = [];
 
   /** A new empty schema, dropped when the file's tests end. */
