@@ -185,3 +185,93 @@ export type FixRunStart =
   | { started: false; existing: FixRunRecord }
   /** The hold did not fit: nothing was written. */
   | { started: false; refused: Extract<HoldDecision, { placed: false }> };
+
+/** The workspace's owner (the first address that signed in) or a member the owner added. */
+export type MemberRole = 'owner' | 'member';
+
+export interface MemberRecord {
+  accountId: string;
+  /** Lower-case 0x address: addresses compare case-insensitively. */
+  address: string;
+  role: MemberRole;
+  addedAt: string;
+  /** Who added it: an address, `cli`, or `sign-in` for the owner who claimed the workspace. */
+  addedBy: string;
+}
+
+/** A console session; only the SHA-256 of its cookie token is stored. */
+export interface SessionRecord {
+  id: string;
+  /** Hex SHA-256 of the cookie token. */
+  tokenHash: string;
+  accountId: string;
+  /** Lower-case address of the wallet that signed in. */
+  address: string;
+  createdAt: string;
+  expiresAt: string;
+  endedAt: string | null;
+}
+
+/** A sign-in nonce kept in the database (when there is no Redis): single use, 10 minutes. */
+export interface SignInNonceRecord {
+  nonce: string;
+  /** Lower-case address the message was built for. */
+  address: string;
+  createdAt: string;
+  expiresAt: string;
+}
+
+/** The ordered candidates and default reasoning level behind one alias, set in the console. */
+export interface AliasRule {
+  alias: string;
+  candidates: string[];
+  reasoning: 'low' | 'medium' | 'xhigh';
+  updatedAt: string;
+  updatedBy: string;
+}
+
+/** Funds added to the account (charges are the receipts). */
+export interface FundsEntry {
+  id: number;
+  at: string;
+  amountNano: number;
+  note: string | null;
+}
+
+/** Receipt search of the console; every field optional, all ANDed. */
+export interface ReceiptFilter {
+  keyId?: string;
+  /** Matches the requested or the answering model. */
+  model?: string;
+  status?: ReceiptStatus;
+  endpoint?: string;
+  /** ISO instants: created_at >= from, < to. */
+  from?: string;
+  to?: string;
+}
+
+/** Where a page of newest-first receipts continues: strictly older than this (created_at, id). */
+export interface ReceiptCursor {
+  createdAt: string;
+  id: string;
+}
+
+/** Spend in one hour or day (UTC), from receipts. */
+export interface SpendBucket {
+  /** ISO instant of the bucket's start. */
+  start: string;
+  costNano: number;
+  requests: number;
+  errors: number;
+}
+
+/** Requests, errors, tokens and cost of one model (answering, else requested) or one key. */
+export interface UsageRow {
+  /** Model id, or key id. */
+  name: string;
+  requests: number;
+  errors: number;
+  inputTokens: number;
+  outputTokens: number;
+  costNano: number;
+}

@@ -1,7 +1,16 @@
 import type {
   AccountSummary,
+  AliasRule,
   ApiKeyRecord,
   AuditEntry,
+  FundsEntry,
+  MemberRecord,
+  ReceiptCursor,
+  ReceiptFilter,
+  SessionRecord,
+  SignInNonceRecord,
+  SpendBucket,
+  UsageRow,
   FixQuoteRecord,
   FixRunEvent,
   FixRunRecord,
@@ -27,7 +36,19 @@ export interface ReceiptPage {
 export interface Store {
   migrate(): Promise<void>;
 
-  insertKey(key: ApiKeyRecord): Promise<void>;
+  /** Inserts the key and, when `actor` is given, the audit entry `key.created` in the same transaction. */
+  insertKey(key: ApiKeyRecord, actor?: string): Promise<void>;
+  /**
+   * Change a key's daily limit and/or rate limit (a field absent is left as it is; null removes
+   * it) and write the audit entry `key.limits`, in one transaction. Null when no such key.
+   */
+  updateKeyLimits(
+    accountId: string,
+    keyId: string,
+    changes: { dailyLimitNano?: number | null; rateLimitPerMinute?: number | null },
+    actor: string,
+    at: string,
+  ): Promise<ApiKeyRecord | null>;
   findKeyByHash(hash: string): Promise<ApiKeyRecord | null>;
   /** Newest first. */
   listKeys(accountId: string): Promise<ApiKeyRecord[]>;
@@ -101,8 +122,47 @@ export interface Store {
   /** Mark a running run of the account for cancellation; returns the run (null when not on the account). */
   requestFixRunCancel(accountId: string, id: string): Promise<FixRunRecord | null>;
 
+  /** Newest first (by `at` then id), for the console: `cursor` continues strictly older, `filter` ANDs its fields. */
+  searchReceipts(accountId: string, options: { limit: number; cursor?: ReceiptCursor; filter?: ReceiptFilter }): Promise<ReceiptPage>;
+  /** Cost, requests and failed requests per UTC hour or day with created_at in [from, to), oldest first; empty buckets left out. */
+  spendSeries(accountId: string, options: { from: string; to: string; bucket: 'hour' | 'day' }): Promise<SpendBucket[]>;
+  /** Per answering model (else the requested one) or per key id, over [from, to); most requests first. */
+  usageBy(accountId: string, options: { from: string; to: string; by: 'model' | 'key' }): Promise<UsageRow[]>;
+  /** Funds added, newest first; `beforeId` continues a page. */
+  listFunds(accountId: string, options: { limit: number; beforeId?: number }): Promise<FundsEntry[]>;
+
+  /**
+   * Sign-in: atomically, when the account has no owner yet, `address` becomes its owner (two
+   * first sign-ins racing: one owner); otherwise its membership, or null when it is not a member.
+   * A new owner is audit-logged (`member.owner`).
+   */
+  claimMembership(accountId: string, address: string, at: string): Promise<MemberRecord | null>;
+  /** Owner first, then members by when they were added. */
+  listMembers(accountId: string): Promise<MemberRecord[]>;
+  /** Adds a member (audit `member.added`); an existing one is returned unchanged. */
+  addMember(accountId: string, address: string, actor: string, at: string): Promise<MemberRecord>;
+  /** Removes a member (never the owner) and ends its sessions (audit `member.removed`); false when not a member. */
+  removeMember(accountId: string, address: string, actor: string, at: string): Promise<boolean>;
+
+  insertSession(session: SessionRecord): Promise<void>;
+  /** The session with this token hash, ended or not (the caller checks endedAt and expiresAt). */
+  findSession(tokenHash: string): Promise<SessionRecord | null>;
+  endSession(tokenHash: string, at: string): Promise<void>;
+  /** Ends every open session of an address ("sign out everywhere"); returns how many. */
+  endSessionsOf(accountId: string, address: string, at: string): Promise<number>;
+
+  insertSignInNonce(nonce: SignInNonceRecord): Promise<void>;
+  /** Deletes and returns the nonce when it exists and `now` is before its expiry; two consumers racing: one gets it. */
+  consumeSignInNonce(nonce: string, now: string): Promise<SignInNonceRecord | null>;
+
+  /** The rules set in the console, one per alias that has one. */
+  listAliasRules(accountId: string): Promise<AliasRule[]>;
+  /** Replaces one alias's rule and writes the audit entry `rules.set`, in one transaction. */
+  setAliasRule(accountId: string, rule: AliasRule): Promise<void>;
+
   appendAudit(entry: Omit<AuditEntry, 'id'>): Promise<void>;
-  listAudit(accountId: string, limit: number): Promise<AuditEntry[]>;
+  /** Newest first; `beforeId` continues a page. */
+  listAudit(accountId: string, limit: number, beforeId?: number): Promise<AuditEntry[]>;
 
   close(): Promise<void>;
 }

@@ -320,6 +320,58 @@ export const migrations: readonly Migration[] = [
       $$;
     `,
   },
+  {
+    version: 4,
+    name: 'console: members, sessions, sign-in nonces, alias rules',
+    sql: `
+      -- The partial unique index allows one owner per account. Two first sign-ins racing: the
+      -- second's INSERT ... ON CONFLICT DO NOTHING waits on the first's uncommitted index entry,
+      -- then inserts nothing once it commits, and finds itself not a member.
+      CREATE TABLE members (
+        account_id text NOT NULL REFERENCES accounts (id),
+        address text NOT NULL CHECK (address = lower(address)),
+        role text NOT NULL CHECK (role IN ('owner', 'member')),
+        added_at timestamptz NOT NULL,
+        added_by text NOT NULL,
+        PRIMARY KEY (account_id, address)
+      );
+      CREATE UNIQUE INDEX members_one_owner ON members (account_id) WHERE role = 'owner';
+
+      -- Sessions outlive a removed member's row (they are ended, not deleted): no foreign key to members.
+      CREATE TABLE sessions (
+        id text PRIMARY KEY,
+        token_hash text NOT NULL UNIQUE,
+        account_id text NOT NULL REFERENCES accounts (id),
+        address text NOT NULL,
+        created_at timestamptz NOT NULL,
+        expires_at timestamptz NOT NULL,
+        ended_at timestamptz
+      );
+      CREATE INDEX sessions_open_by_address ON sessions (account_id, address) WHERE ended_at IS NULL;
+
+      -- Global, as key_changes: a nonce is issued before anyone is signed in.
+      CREATE TABLE sign_in_nonces (
+        nonce text PRIMARY KEY,
+        address text NOT NULL,
+        created_at timestamptz NOT NULL,
+        expires_at timestamptz NOT NULL
+      );
+
+      CREATE TABLE alias_rules (
+        account_id text NOT NULL REFERENCES accounts (id),
+        alias text NOT NULL,
+        candidates text[] NOT NULL,
+        reasoning text NOT NULL CHECK (reasoning IN ('low', 'medium', 'xhigh')),
+        updated_at timestamptz NOT NULL,
+        updated_by text NOT NULL,
+        PRIMARY KEY (account_id, alias)
+      );
+
+      -- The console filters receipts by key and pages funds newest first.
+      CREATE INDEX receipts_by_key_newest ON receipts (account_id, key_id, created_at DESC, id DESC);
+      CREATE INDEX ledger_entries_by_account_newest ON ledger_entries (account_id, id DESC);
+    `,
+  },
 ];
 
 /**

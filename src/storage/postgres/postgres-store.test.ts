@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { after, describe, test } from 'node:test';
 import pg from 'pg';
+import { racingAddress, runConsoleStoreContract, sampleNonce } from '../console-store-contract.ts';
 import { runFixStoreContract, sampleFixQuote, sampleFixRun } from '../fix-store-contract.ts';
 import { runLedgerContract, sampleHold } from '../ledger-contract.ts';
 import { runStoreContract, sampleKey, sampleReceipt } from '../store-contract.ts';
@@ -61,6 +62,7 @@ if (unreachable !== null) {
   runStoreContract('postgres', freshStore);
   runLedgerContract('postgres', freshStore);
   runFixStoreContract('postgres', freshStore);
+  runConsoleStoreContract('postgres', freshStore);
 
   /** Two stores (two pools, as two gateway processes would have) on one fresh schema. */
   async function withTwoProcesses(body: (first: Store, second: Store, schema: string) => Promise<void>): Promise<void> {
@@ -230,6 +232,41 @@ if (unreachable !== null) {
         assert.equal(await first.getBalance(DEFAULT_ACCOUNT_ID), 10_000_000 - charged);
         assert.deepEqual(await first.ledgerTotals(DEFAULT_ACCOUNT_ID), { funds: 10_000_000, charges: charged });
         assert.deepEqual(await second.listHolds(DEFAULT_ACCOUNT_ID), []);
+      }));
+
+    test('16 first sign-ins racing from two processes: exactly one owner, the others refused', () =>
+      withTwoProcesses(async (first, second, schema) => {
+        const at = '2026-11-21T10:00:00.000Z';
+        const claims = await Promise.all(
+          Array.from({ length: 16 }, (_, index) => (index % 2 ? first : second).claimMembership(DEFAULT_ACCOUNT_ID, racingAddress(index), at)),
+        );
+        const owners = claims.filter((claim) => claim !== null);
+        assert.equal(owners.length, 1);
+        assert.equal(owners[0]!.role, 'owner');
+        const { rows } = await admin.query(
+          `SELECT (SELECT count(*)::int FROM ${schema}.members) AS members, (SELECT count(*)::int FROM ${schema}.audit_log WHERE action = 'member.owner') AS audited`,
+        );
+        assert.deepEqual(rows[0], { members: 1, audited: 1 });
+        assert.deepEqual(await second.claimMembership(DEFAULT_ACCOUNT_ID, owners[0]!.address, at), owners[0]);
+      }));
+
+    test('a sign-in nonce consumed by two processes at once: one of them gets it', () =>
+      withTwoProcesses(async (first, second) => {
+        for (let round = 0; round < 10; round++) {
+          const nonce = sampleNonce({ nonce: `nonce_${round}` });
+          await first.insertSignInNonce(nonce);
+          const takes = await Promise.all(
+            Array.from({ length: 8 }, (_, index) => (index % 2 ? first : second).consumeSignInNonce(nonce.nonce, '2026-11-21T10:05:00.000Z')),
+          );
+          assert.deepEqual(takes.filter((take) => take !== null), [nonce]);
+        }
+      }));
+
+    test('changing a key\'s limits moves keysChangeToken for every process', () =>
+      withTwoProcesses(async (server, cli) => {
+        const before = await server.keysChangeToken();
+        assert.ok(await cli.updateKeyLimits(DEFAULT_ACCOUNT_ID, sampleKey().id, { rateLimitPerMinute: 5 }, 'cli', '2026-11-21T10:00:00.000Z'));
+        assert.notEqual(await server.keysChangeToken(), before);
       }));
 
     test('keysChangeToken moves when another process inserts or revokes a key, not on receipts', () =>

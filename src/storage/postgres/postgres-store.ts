@@ -1,15 +1,15 @@
 import { formatUsd } from '../../lib/money.ts';
+import { keyCreatedDetail } from '../console-storage.ts';
 import { assertHoldOfRun } from '../fix-run-hold.ts';
 import type { AuditEntry, HoldRefusal } from '../records.ts';
 import type { ReceiptPage, Store } from '../store.ts';
 import { applyMigrations } from './migrations.ts';
+import { createPostgresConsole } from './postgres-console.ts';
 import { PostgresDatabase } from './postgres-database.ts';
 import { createPostgresLedger } from './postgres-ledger.ts';
 import {
   apiKeyFromRow,
   type ApiKeyRow,
-  auditFromRow,
-  type AuditRow,
   fixQuoteFromRow,
   type FixQuoteRow,
   fixRunEventFromRow,
@@ -48,6 +48,8 @@ export function createPostgresStore(url: string): Store {
   }
 
   return {
+    ...createPostgresConsole(database),
+
     async migrate() {
       const client = await database.pool.connect();
       try {
@@ -57,11 +59,12 @@ export function createPostgresStore(url: string): Store {
       }
     },
 
-    async insertKey(key) {
+    async insertKey(key, actor) {
       await database.transaction(async (client) => {
         // Keys arrive before anything else for an account, so they bring its row into being.
         await database.rows(statements.ensureAccount(key.accountId, key.createdAt), client);
         await database.rows(statements.insertKey(key), client);
+        if (actor !== undefined) await database.rows(statements.insertAudit(key.accountId, key.createdAt, actor, 'key.created', keyCreatedDetail(key)), client);
         await database.rows(statements.bumpKeyChanges(), client);
       });
     },
@@ -180,9 +183,6 @@ export function createPostgresStore(url: string): Store {
 
     async appendAudit(entry: Omit<AuditEntry, 'id'>) {
       await database.rows(statements.insertAudit(entry.accountId, entry.at, entry.actor, entry.action, entry.detail));
-    },
-    async listAudit(accountId, limit) {
-      return (await database.rows<AuditRow>(statements.newestAudit(accountId, limit))).map(auditFromRow);
     },
 
     close() {

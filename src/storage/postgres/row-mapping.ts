@@ -1,5 +1,6 @@
 import type { Usage } from '../../protocol/canonical/chat-result.ts';
 import type {
+  AliasRule,
   ApiKeyRecord,
   AppliedPrices,
   Attempt,
@@ -9,10 +10,16 @@ import type {
   FixRunRecord,
   FixRunStatus,
   FixTier,
+  FundsEntry,
   HoldRecord,
+  MemberRecord,
+  MemberRole,
   ReceiptRecord,
   ReceiptStatus,
   Scope,
+  SessionRecord,
+  SignInNonceRecord,
+  UsageRow,
 } from '../records.ts';
 
 /**
@@ -236,4 +243,98 @@ function withoutNul(_key: string, value: unknown): unknown {
 /** JSON for a jsonb parameter: pg would turn a JS array into a PostgreSQL array, not JSON. */
 export function jsonParameter(value: unknown): string | null {
   return value === null || value === undefined ? null : JSON.stringify(value, withoutNul);
+}
+
+export interface MemberRow {
+  account_id: string;
+  address: string;
+  role: string;
+  added_at: string;
+  added_by: string;
+}
+
+export interface SessionRow {
+  id: string;
+  token_hash: string;
+  account_id: string;
+  address: string;
+  created_at: string;
+  expires_at: string;
+  ended_at: string | null;
+}
+
+export interface SignInNonceRow {
+  nonce: string;
+  address: string;
+  created_at: string;
+  expires_at: string;
+}
+
+export interface AliasRuleRow {
+  alias: string;
+  candidates: string[];
+  reasoning: string;
+  updated_at: string;
+  updated_by: string;
+}
+
+export interface FundsRow {
+  id: number;
+  at: string;
+  amount_nano: number;
+  note: string | null;
+}
+
+export interface UsageSqlRow {
+  name: string;
+  requests: number;
+  errors: number;
+  input_tokens: number;
+  output_tokens: number;
+  cost_nano: number;
+}
+
+export function memberFromRow(row: MemberRow): MemberRecord {
+  return { accountId: row.account_id, address: row.address, role: row.role as MemberRole, addedAt: row.added_at, addedBy: row.added_by };
+}
+
+export function sessionFromRow(row: SessionRow): SessionRecord {
+  return {
+    id: row.id,
+    tokenHash: row.token_hash,
+    accountId: row.account_id,
+    address: row.address,
+    createdAt: row.created_at,
+    expiresAt: row.expires_at,
+    endedAt: row.ended_at,
+  };
+}
+
+export function signInNonceFromRow(row: SignInNonceRow): SignInNonceRecord {
+  return { nonce: row.nonce, address: row.address, createdAt: row.created_at, expiresAt: row.expires_at };
+}
+
+export function aliasRuleFromRow(row: AliasRuleRow): AliasRule {
+  return {
+    alias: row.alias,
+    candidates: row.candidates,
+    reasoning: row.reasoning as AliasRule['reasoning'],
+    updatedAt: row.updated_at,
+    updatedBy: row.updated_by,
+  };
+}
+
+export function fundsFromRow(row: FundsRow): FundsEntry {
+  return { id: row.id, at: row.at, amountNano: row.amount_nano, note: row.note };
+}
+
+export function usageFromRow(row: UsageSqlRow): UsageRow {
+  return {
+    name: row.name,
+    requests: row.requests,
+    errors: row.errors,
+    inputTokens: row.input_tokens,
+    outputTokens: row.output_tokens,
+    costNano: row.cost_nano,
+  };
 }

@@ -183,6 +183,56 @@ export const migrations: readonly Migration[] = [
       ) STRICT, WITHOUT ROWID;
     `,
   },
+  {
+    version: 5,
+    name: 'console: members, sessions, sign-in nonces, alias rules',
+    sql: `
+      -- The partial unique index allows one owner per account: of two first sign-ins, the
+      -- second's insert conflicts and finds itself not a member.
+      CREATE TABLE members (
+        account_id TEXT NOT NULL REFERENCES accounts (id),
+        address TEXT NOT NULL CHECK (address = lower(address)),
+        role TEXT NOT NULL CHECK (role IN ('owner', 'member')),
+        added_at TEXT NOT NULL,
+        added_by TEXT NOT NULL,
+        PRIMARY KEY (account_id, address)
+      ) STRICT, WITHOUT ROWID;
+      CREATE UNIQUE INDEX members_one_owner ON members (account_id) WHERE role = 'owner';
+
+      -- Sessions outlive a removed member's row (they are ended, not deleted): no foreign key to members.
+      CREATE TABLE sessions (
+        id TEXT PRIMARY KEY,
+        token_hash TEXT NOT NULL UNIQUE,
+        account_id TEXT NOT NULL REFERENCES accounts (id),
+        address TEXT NOT NULL,
+        created_at TEXT NOT NULL,
+        expires_at TEXT NOT NULL,
+        ended_at TEXT
+      ) STRICT;
+      CREATE INDEX sessions_open_by_address ON sessions (account_id, address) WHERE ended_at IS NULL;
+
+      -- Global, as key_changes is on PostgreSQL: a nonce is issued before anyone is signed in.
+      CREATE TABLE sign_in_nonces (
+        nonce TEXT PRIMARY KEY,
+        address TEXT NOT NULL,
+        created_at TEXT NOT NULL,
+        expires_at TEXT NOT NULL
+      ) STRICT, WITHOUT ROWID;
+
+      CREATE TABLE alias_rules (
+        account_id TEXT NOT NULL REFERENCES accounts (id),
+        alias TEXT NOT NULL,
+        candidates TEXT NOT NULL,
+        reasoning TEXT NOT NULL CHECK (reasoning IN ('low', 'medium', 'xhigh')),
+        updated_at TEXT NOT NULL,
+        updated_by TEXT NOT NULL,
+        PRIMARY KEY (account_id, alias)
+      ) STRICT, WITHOUT ROWID;
+
+      -- The console filters receipts by key; per-model and per-status filters scan the account's index.
+      CREATE INDEX receipts_by_key_newest ON receipts (account_id, key_id, created_at DESC, id DESC);
+    `,
+  },
 ];
 
 /**

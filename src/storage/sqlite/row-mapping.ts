@@ -1,4 +1,5 @@
 import type {
+  AliasRule,
   ApiKeyRecord,
   AppliedPrices,
   Attempt,
@@ -8,9 +9,14 @@ import type {
   FixRunRecord,
   FixRunStatus,
   FixTier,
+  FundsEntry,
+  MemberRecord,
+  MemberRole,
   ReceiptRecord,
   ReceiptStatus,
   Scope,
+  SessionRecord,
+  SignInNonceRecord,
 } from '../records.ts';
 import type { Usage } from '../../protocol/canonical/chat-result.ts';
 
@@ -283,4 +289,106 @@ export function fixRunEventToRow(event: FixRunEvent): FixRunEventRow {
 
 export function fixRunEventFromRow(row: FixRunEventRow): FixRunEvent {
   return { runId: row.run_id, sequence: row.sequence, at: row.at, type: row.type, data: JSON.parse(row.data) as Record<string, unknown> };
+}
+
+export interface MemberRow {
+  account_id: string;
+  address: string;
+  role: string;
+  added_at: string;
+  added_by: string;
+}
+
+export interface SessionRow {
+  id: string;
+  token_hash: string;
+  account_id: string;
+  address: string;
+  created_at: string;
+  expires_at: string;
+  ended_at: string | null;
+}
+
+export interface SignInNonceRow {
+  nonce: string;
+  address: string;
+  created_at: string;
+  expires_at: string;
+}
+
+export interface AliasRuleRow {
+  account_id: string;
+  alias: string;
+  candidates: string;
+  reasoning: string;
+  updated_at: string;
+  updated_by: string;
+}
+
+export interface FundsRow {
+  id: number;
+  at: string;
+  amount_nano: number;
+  note: string | null;
+}
+
+export function memberFromRow(row: MemberRow): MemberRecord {
+  return { accountId: row.account_id, address: row.address, role: row.role as MemberRole, addedAt: row.added_at, addedBy: row.added_by };
+}
+
+export function sessionToRow(session: SessionRecord): SessionRow {
+  return {
+    id: session.id,
+    token_hash: session.tokenHash,
+    account_id: session.accountId,
+    address: session.address.toLowerCase(),
+    created_at: session.createdAt,
+    expires_at: session.expiresAt,
+    ended_at: session.endedAt,
+  };
+}
+
+export function sessionFromRow(row: SessionRow): SessionRecord {
+  return {
+    id: row.id,
+    tokenHash: row.token_hash,
+    accountId: row.account_id,
+    address: row.address,
+    createdAt: row.created_at,
+    expiresAt: row.expires_at,
+    endedAt: row.ended_at,
+  };
+}
+
+export function signInNonceToRow(nonce: SignInNonceRecord): SignInNonceRow {
+  return { nonce: nonce.nonce, address: nonce.address.toLowerCase(), created_at: nonce.createdAt, expires_at: nonce.expiresAt };
+}
+
+export function signInNonceFromRow(row: SignInNonceRow): SignInNonceRecord {
+  return { nonce: row.nonce, address: row.address, createdAt: row.created_at, expiresAt: row.expires_at };
+}
+
+export function aliasRuleToRow(accountId: string, rule: AliasRule): AliasRuleRow {
+  return {
+    account_id: accountId,
+    alias: rule.alias,
+    candidates: JSON.stringify(rule.candidates),
+    reasoning: rule.reasoning,
+    updated_at: rule.updatedAt,
+    updated_by: rule.updatedBy,
+  };
+}
+
+export function aliasRuleFromRow(row: AliasRuleRow): AliasRule {
+  return {
+    alias: row.alias,
+    candidates: JSON.parse(row.candidates) as string[],
+    reasoning: row.reasoning as AliasRule['reasoning'],
+    updatedAt: row.updated_at,
+    updatedBy: row.updated_by,
+  };
+}
+
+export function fundsFromRow(row: FundsRow): FundsEntry {
+  return { id: row.id, at: row.at, amountNano: row.amount_nano, note: row.note };
 }

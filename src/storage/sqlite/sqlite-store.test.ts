@@ -7,6 +7,7 @@ import { join } from 'node:path';
 import { after, describe, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
+import { runConsoleStoreContract } from '../console-store-contract.ts';
 import { runFixStoreContract } from '../fix-store-contract.ts';
 import { runLedgerContract } from '../ledger-contract.ts';
 import { runStoreContract, sampleKey, sampleReceipt } from '../store-contract.ts';
@@ -117,3 +118,5 @@ describe('sqlite store', () => {
 runLedgerContract('sqlite', async () => createSqliteStore(join(await mkdtemp(join(tmpdir(), 'ledger-contract-')), 'gateway.db')));
 runFixStoreContract('sqlite file', async () => createSqliteStore(await temporaryDatabase()));
 runFixStoreContract('sqlite :memory:', async () => createSqliteStore(':memory:'));
+runConsoleStoreContract('sqlite file', async () => createSqliteStore(await temporaryDatabase()));
+runConsoleStoreContract('sqlite :memory:', async () => createSqliteStore(':memory:'));

@@ -5,8 +5,10 @@ import { formatUsd } from '../../lib/money.ts';
 import type { ApiKeyRecord, AuditEntry, ReceiptRecord } from '../records.ts';
 import type { ReceiptPage, Store } from '../store.ts';
 import { startCheckpointWorker } from './checkpoint-worker.ts';
+import { keyCreatedDetail } from '../console-storage.ts';
 import { applyMigrations } from './migrations.ts';
 import { orphanReceipt } from '../orphan-receipt.ts';
+import { createSqliteConsole } from './sqlite-console.ts';
 import { createSqliteFixRuns } from './sqlite-fix-runs.ts';
 import { createSqliteLedger } from './sqlite-ledger.ts';
 import { WriteBatcher } from './write-batcher.ts';
@@ -98,10 +100,11 @@ export function createSqliteStore(path: string): Store {
     return released;
   });
 
-  const insertKey = db.transaction((key: ApiKeyRecord) => {
+  const insertKey = db.transaction((key: ApiKeyRecord, actor: string | undefined) => {
     // Keys arrive before anything else for an account, so they bring its row into being.
     sql().ensureAccount.run(key.accountId, key.createdAt);
     sql().insertKey.run(apiKeyToRow(key));
+    if (actor !== undefined) sql().insertAudit.run(key.accountId, key.createdAt, actor, 'key.created', JSON.stringify(keyCreatedDetail(key)));
   });
 
   const revokeKey = db.transaction((accountId: string, idOrPrefix: string, at: string, actor: string) => {
@@ -125,14 +128,18 @@ export function createSqliteStore(path: string): Store {
     return balance;
   });
 
+  const consoleMethods = createSqliteConsole(db, (accountId, limit) => sql().newestAudit.all(accountId, limit).map(auditFromRow));
+
   return {
+    ...consoleMethods,
+
     async migrate() {
       applyMigrations(db);
       sql();
     },
 
-    async insertKey(key) {
-      insertKey.immediate(key);
+    async insertKey(key, actor) {
+      insertKey.immediate(key, actor);
     },
     async findKeyByHash(hash) {
       const row = sql().keyByHash.get(hash);
@@ -238,9 +245,6 @@ export function createSqliteStore(path: string): Store {
 
     async appendAudit(entry: Omit<AuditEntry, 'id'>) {
       sql().insertAudit.run(entry.accountId, entry.at, entry.actor, entry.action, JSON.stringify(entry.detail));
-    },
-    async listAudit(accountId, limit) {
-      return sql().newestAudit.all(accountId, limit).map(auditFromRow);
     },
 
     async close() {

@@ -1,0 +1,150 @@
+import type { Database, Statement } from 'better-sqlite3';
+import type { ReceiptCursor, ReceiptFilter } from '../records.ts';
+import type { AliasRuleRow, ApiKeyRow, AuditRow, FundsRow, MemberRow, ReceiptRow, SessionRow, SignInNonceRow } from './row-mapping.ts';
+
+const keyColumns =
+  'id, account_id, name, prefix, hash, scopes, models, daily_limit_nano, rate_limit_per_minute, expires_at, revoked_at, created_at, last_used_at';
+const receiptColumns =
+  'id, request_id, account_id, key_id, key_prefix, created_at, status, endpoint, stream, requested_model, answering_model, attempts, usage, usage_estimated, prices, hold_nano, cost_nano, latency_ms, time_to_first_token_ms, error_code';
+const memberColumns = 'account_id, address, role, added_at, added_by';
+const sessionColumns = 'id, token_hash, account_id, address, created_at, expires_at, ended_at';
+const aliasRuleColumns = 'account_id, alias, candidates, reasoning, updated_at, updated_by';
+
+export interface SpendRow {
+  start: string;
+  cost_nano: number;
+  requests: number;
+  errors: number;
+}
+
+export interface UsageSqlRow {
+  name: string;
+  requests: number;
+  errors: number;
+  input_tokens: number;
+  output_tokens: number;
+  cost_nano: number;
+}
+
+type Range = { accountId: string; from: string; to: string };
+
+/** Usage per group `name`: tokens come from the receipt's usage JSON, absent usage counts 0. */
+function usageSql(name: string): string {
+  return `SELECT ${name} AS name, count(*) AS requests, sum(status = 'failed') AS errors,
+            coalesce(sum(json_extract(usage, '$.inputTokens')), 0) AS input_tokens,
+            coalesce(sum(json_extract(usage, '$.outputTokens')), 0) AS output_tokens,
+            sum(cost_nano) AS cost_nano
+          FROM receipts WHERE account_id = @accountId AND created_at >= @from AND created_at < @to
+          GROUP BY 1 ORDER BY requests DESC, name`;
+}
+
+/** Statements of the console's reads and writes, prepared once after migrations ran. */
+export function prepareConsoleStatements(db: Database) {
+  return {
+    ensureAccount: db.prepare<[id: string, createdAt: string]>('INSERT OR IGNORE INTO accounts (id, balance_nano, created_at) VALUES (?, 0, ?)'),
+    insertAudit: db.prepare<[accountId: string, at: string, actor: string, action: string, detail: string]>(
+      'INSERT INTO audit_log (account_id, at, actor, action, detail) VALUES (?, ?, ?, ?, ?)',
+    ),
+    auditBefore: db.prepare<[accountId: string, beforeId: number, limit: number], AuditRow>(
+      'SELECT id, account_id, at, actor, action, detail FROM audit_log WHERE account_id = ? AND id < ? ORDER BY id DESC LIMIT ?',
+    ),
+
+    keyOfAccount: db.prepare<[accountId: string, id: string], ApiKeyRow>(`SELECT ${keyColumns} FROM api_keys WHERE account_id = ? AND id = ?`),
+    setKeyLimits: db.prepare<[{ id: string; dailyLimitNano: number | null; rateLimitPerMinute: number | null }], ApiKeyRow>(
+      `UPDATE api_keys SET daily_limit_nano = @dailyLimitNano, rate_limit_per_minute = @rateLimitPerMinute WHERE id = @id RETURNING ${keyColumns}`,
+    ),
+
+    // Bucket start from the ISO text itself: created_at is always UTC with a Z, so its first
+    // 13 (hour) or 10 (day) characters name the bucket.
+    spendSeries: db.prepare<[Range & { length: number; suffix: string }], SpendRow>(
+      `SELECT substr(created_at, 1, @length) || @suffix AS start, sum(cost_nano) AS cost_nano,
+              count(*) AS requests, sum(status = 'failed') AS errors
+       FROM receipts WHERE account_id = @accountId AND created_at >= @from AND created_at < @to
+       GROUP BY 1 ORDER BY 1`,
+    ),
+    usageByModel: db.prepare<[Range & { unknown: string }], UsageSqlRow>(usageSql('coalesce(answering_model, requested_model, @unknown)')),
+    usageByKey: db.prepare<[Range], UsageSqlRow>(usageSql('key_id')),
+    funds: db.prepare<[{ accountId: string; beforeId: number | null; limit: number }], FundsRow>(
+      `SELECT id, at, amount_nano, note FROM ledger_entries
+       WHERE account_id = @accountId AND kind = 'funds' AND (@beforeId IS NULL OR id < @beforeId)
+       ORDER BY id DESC LIMIT @limit`,
+    ),
+
+    // No target: a conflict on the primary key (already a member) or on the one-owner index
+    // (someone else owns it) both insert nothing.
+    insertMember: db.prepare<[MemberRow], MemberRow>(
+      `INSERT INTO members (${memberColumns}) VALUES (@account_id, @address, @role, @added_at, @added_by)
+       ON CONFLICT DO NOTHING RETURNING ${memberColumns}`,
+    ),
+    member: db.prepare<[accountId: string, address: string], MemberRow>(`SELECT ${memberColumns} FROM members WHERE account_id = ? AND address = ?`),
+    members: db.prepare<[accountId: string], MemberRow>(
+      `SELECT ${memberColumns} FROM members WHERE account_id = ? ORDER BY role = 'owner' DESC, added_at, address`,
+    ),
+    deleteMember: db.prepare<[accountId: string, address: string], MemberRow>(
+      `DELETE FROM members WHERE account_id = ? AND address = ? AND role = 'member' RETURNING ${memberColumns}`,
+    ),
+
+    insertSession: db.prepare<[SessionRow]>(
+      `INSERT INTO sessions (${sessionColumns}) VALUES (@id, @token_hash, @account_id, @address, @created_at, @expires_at, @ended_at)`,
+    ),
+    session: db.prepare<[tokenHash: string], SessionRow>(`SELECT ${sessionColumns} FROM sessions WHERE token_hash = ?`),
+    // An ended session keeps the instant it first ended.
+    endSession: db.prepare<[at: string, tokenHash: string]>('UPDATE sessions SET ended_at = ? WHERE token_hash = ? AND ended_at IS NULL'),
+    endSessionsOf: db.prepare<[at: string, accountId: string, address: string]>(
+      'UPDATE sessions SET ended_at = ? WHERE account_id = ? AND address = ? AND ended_at IS NULL',
+    ),
+
+    insertNonce: db.prepare<[SignInNonceRow]>(
+      'INSERT INTO sign_in_nonces (nonce, address, created_at, expires_at) VALUES (@nonce, @address, @created_at, @expires_at)',
+    ),
+    deleteExpiredNonces: db.prepare<[now: string]>('DELETE FROM sign_in_nonces WHERE expires_at <= ?'),
+    // Deleted whether expired or not: an expired nonce is refused by the caller and never comes back.
+    takeNonce: db.prepare<[nonce: string], SignInNonceRow>('DELETE FROM sign_in_nonces WHERE nonce = ? RETURNING nonce, address, created_at, expires_at'),
+
+    aliasRules: db.prepare<[accountId: string], AliasRuleRow>(`SELECT ${aliasRuleColumns} FROM alias_rules WHERE account_id = ? ORDER BY alias`),
+    upsertAliasRule: db.prepare<[AliasRuleRow]>(
+      `INSERT INTO alias_rules (${aliasRuleColumns}) VALUES (@account_id, @alias, @candidates, @reasoning, @updated_at, @updated_by)
+       ON CONFLICT (account_id, alias) DO UPDATE SET candidates = excluded.candidates, reasoning = excluded.reasoning,
+         updated_at = excluded.updated_at, updated_by = excluded.updated_by`,
+    ),
+  };
+}
+
+export type ConsoleStatements = ReturnType<typeof prepareConsoleStatements>;
+
+export interface ReceiptSearch {
+  /** Names the statement's shape: one prepared statement per combination of filters used. */
+  shape: string;
+  text: string;
+  parameters: Record<string, string | number>;
+}
+
+/**
+ * The receipt search as SQL with only the conditions in use, so each shape gets a plan that
+ * can use an index (a key's receipts, the account's newest). Keyset pagination: strictly older
+ * than the cursor by (created_at, id), the order of the index.
+ */
+export function receiptSearch(accountId: string, limit: number, filter: ReceiptFilter, cursor: ReceiptCursor | undefined): ReceiptSearch {
+  const conditions = ['account_id = @accountId'];
+  const parameters: Record<string, string | number> = { accountId, limit };
+  const add = (name: string, value: string | undefined, condition: string) => {
+    if (value === undefined) return;
+    conditions.push(condition);
+    parameters[name] = value;
+  };
+  add('keyId', filter.keyId, 'key_id = @keyId');
+  add('model', filter.model, '(requested_model = @model OR answering_model = @model)');
+  add('status', filter.status, 'status = @status');
+  add('endpoint', filter.endpoint, 'endpoint = @endpoint');
+  add('from', filter.from, 'created_at >= @from');
+  add('to', filter.to, 'created_at < @to');
+  if (cursor) {
+    conditions.push('(created_at, id) < (@cursorAt, @cursorId)');
+    parameters.cursorAt = cursor.createdAt;
+    parameters.cursorId = cursor.id;
+  }
+  const text = `SELECT ${receiptColumns} FROM receipts WHERE ${conditions.join(' AND ')} ORDER BY created_at DESC, id DESC LIMIT @limit`;
+  return { shape: conditions.join(' AND '), text, parameters };
+}
+
+export type ReceiptSearchStatement = Statement<[Record<string, string | number>], ReceiptRow>;

@@ -1,0 +1,188 @@
+import type { Database } from 'better-sqlite3';
+import {
+  aliasRuleDetail,
+  assertKeyLimits,
+  assertPageLimit,
+  type ConsoleMethods,
+  isBefore,
+  keyLimitsDetail,
+  UNKNOWN_MODEL,
+  withKeyLimits,
+} from '../console-storage.ts';
+import type { AliasRule, ApiKeyRecord, MemberRecord, MemberRole } from '../records.ts';
+import type { Store } from '../store.ts';
+import { prepareConsoleStatements, receiptSearch, type ConsoleStatements, type ReceiptSearchStatement, type UsageSqlRow } from './console-statements.ts';
+import {
+  aliasRuleFromRow,
+  aliasRuleToRow,
+  apiKeyFromRow,
+  auditFromRow,
+  fundsFromRow,
+  memberFromRow,
+  receiptFromRow,
+  sessionFromRow,
+  sessionToRow,
+  signInNonceFromRow,
+  signInNonceToRow,
+} from './row-mapping.ts';
+
+const BUCKETS = { hour: { length: 13, suffix: ':00:00.000Z' }, day: { length: 10, suffix: 'T00:00:00.000Z' } } as const;
+
+function usageFromRow(row: UsageSqlRow) {
+  return {
+    name: row.name,
+    requests: row.requests,
+    errors: row.errors,
+    inputTokens: row.input_tokens,
+    outputTokens: row.output_tokens,
+    costNano: row.cost_nano,
+  };
+}
+
+/**
+ * The console's storage on SQLite: key limits, receipt search and spend, members, sessions,
+ * sign-in nonces, alias rules, the audit log. Every write with an audit entry is one IMMEDIATE
+ * transaction; SQLite's single writer makes each read-then-write atomic.
+ * `newestAudit` is the store's own first page of the audit log.
+ */
+export function createSqliteConsole(db: Database, newestAudit: (accountId: string, limit: number) => ReturnType<typeof auditFromRow>[]): ConsoleMethods {
+  let prepared: ConsoleStatements | undefined;
+  const sql = () => (prepared ??= prepareConsoleStatements(db));
+  const searches = new Map<string, ReceiptSearchStatement>();
+  const audit = (accountId: string, at: string, actor: string, action: string, detail: Record<string, unknown>) =>
+    sql().insertAudit.run(accountId, at, actor, action, JSON.stringify(detail));
+
+  const updateKeyLimits = db.transaction(
+    (accountId: string, keyId: string, changes: Parameters<Store['updateKeyLimits']>[2], actor: string, at: string): ApiKeyRecord | null => {
+      const row = sql().keyOfAccount.get(accountId, keyId);
+      if (!row) return null;
+      const wanted = withKeyLimits(apiKeyFromRow(row), changes);
+      const updated = apiKeyFromRow(
+        sql().setKeyLimits.get({ id: keyId, dailyLimitNano: wanted.dailyLimitNano, rateLimitPerMinute: wanted.rateLimitPerMinute })!,
+      );
+      audit(accountId, at, actor, 'key.limits', keyLimitsDetail(updated));
+      return updated;
+    },
+  );
+
+  /** Inserts the member unless the address is one already or (for an owner) the account has one; returns the new row. */
+  function insertMember(accountId: string, address: string, role: MemberRole, addedBy: string, at: string): MemberRecord | null {
+    sql().ensureAccount.run(accountId, at);
+    const row = sql().insertMember.get({ account_id: accountId, address, role, added_at: at, added_by: addedBy });
+    return row ? memberFromRow(row) : null;
+  }
+
+  const claimMembership = db.transaction((accountId: string, address: string, at: string): MemberRecord | null => {
+    const owner = insertMember(accountId, address, 'owner', 'sign-in', at);
+    if (owner) {
+      audit(accountId, at, address, 'member.owner', { address });
+      return owner;
+    }
+    const row = sql().member.get(accountId, address);
+    return row ? memberFromRow(row) : null;
+  });
+
+  const addMember = db.transaction((accountId: string, address: string, actor: string, at: string): MemberRecord => {
+    const added = insertMember(accountId, address, 'member', actor, at);
+    if (added) {
+      audit(accountId, at, actor, 'member.added', { address });
+      return added;
+    }
+    return memberFromRow(sql().member.get(accountId, address)!);
+  });
+
+  const removeMember = db.transaction((accountId: string, address: string, actor: string, at: string): boolean => {
+    if (!sql().deleteMember.get(accountId, address)) return false;
+    const { changes } = sql().endSessionsOf.run(at, accountId, address);
+    audit(accountId, at, actor, 'member.removed', { address, sessionsEnded: changes });
+    return true;
+  });
+
+  const insertSignInNonce = db.transaction((row: ReturnType<typeof signInNonceToRow>) => {
+    // Nonces never used would otherwise pile up; the table stays as small as the last minutes' sign-ins.
+    sql().deleteExpiredNonces.run(row.created_at);
+    sql().insertNonce.run(row);
+  });
+
+  const setAliasRule = db.transaction((accountId: string, rule: AliasRule) => {
+    sql().ensureAccount.run(accountId, rule.updatedAt);
+    sql().upsertAliasRule.run(aliasRuleToRow(accountId, rule));
+    audit(accountId, rule.updatedAt, rule.updatedBy, 'rules.set', aliasRuleDetail(rule));
+  });
+
+  return {
+    async updateKeyLimits(accountId, keyId, changes, actor, at) {
+      assertKeyLimits(changes);
+      return updateKeyLimits.immediate(accountId, keyId, changes, actor, at);
+    },
+
+    async searchReceipts(accountId, { limit, cursor, filter = {} }) {
+      assertPageLimit(limit);
+      // One row more than asked tells whether another page exists.
+      const search = receiptSearch(accountId, limit + 1, filter, cursor);
+      let statement = searches.get(search.shape);
+      if (!statement) searches.set(search.shape, (statement = db.prepare(search.text) as ReceiptSearchStatement));
+      const rows = statement.all(search.parameters);
+      return { data: rows.slice(0, limit).map(receiptFromRow), hasMore: rows.length > limit };
+    },
+    async spendSeries(accountId, { from, to, bucket }) {
+      const rows = sql().spendSeries.all({ accountId, from, to, ...BUCKETS[bucket] });
+      return rows.map((row) => ({ start: row.start, costNano: row.cost_nano, requests: row.requests, errors: row.errors }));
+    },
+    async usageBy(accountId, { from, to, by }) {
+      const rows = by === 'model' ? sql().usageByModel.all({ accountId, from, to, unknown: UNKNOWN_MODEL }) : sql().usageByKey.all({ accountId, from, to });
+      return rows.map(usageFromRow);
+    },
+    async listFunds(accountId, { limit, beforeId }) {
+      assertPageLimit(limit);
+      return sql().funds.all({ accountId, beforeId: beforeId ?? null, limit }).map(fundsFromRow);
+    },
+
+    async claimMembership(accountId, address, at) {
+      return claimMembership.immediate(accountId, address.toLowerCase(), at);
+    },
+    async listMembers(accountId) {
+      return sql().members.all(accountId).map(memberFromRow);
+    },
+    async addMember(accountId, address, actor, at) {
+      return addMember.immediate(accountId, address.toLowerCase(), actor, at);
+    },
+    async removeMember(accountId, address, actor, at) {
+      return removeMember.immediate(accountId, address.toLowerCase(), actor, at);
+    },
+
+    async insertSession(session) {
+      sql().insertSession.run(sessionToRow(session));
+    },
+    async findSession(tokenHash) {
+      const row = sql().session.get(tokenHash);
+      return row ? sessionFromRow(row) : null;
+    },
+    async endSession(tokenHash, at) {
+      sql().endSession.run(at, tokenHash);
+    },
+    async endSessionsOf(accountId, address, at) {
+      return sql().endSessionsOf.run(at, accountId, address.toLowerCase()).changes;
+    },
+
+    async insertSignInNonce(nonce) {
+      insertSignInNonce.immediate(signInNonceToRow(nonce));
+    },
+    async consumeSignInNonce(nonce, now) {
+      const row = sql().takeNonce.get(nonce);
+      return row && isBefore(now, row.expires_at) ? signInNonceFromRow(row) : null;
+    },
+
+    async listAliasRules(accountId) {
+      return sql().aliasRules.all(accountId).map(aliasRuleFromRow);
+    },
+    async setAliasRule(accountId, rule) {
+      setAliasRule.immediate(accountId, rule);
+    },
+
+    async listAudit(accountId, limit, beforeId) {
+      assertPageLimit(limit);
+      return beforeId === undefined ? newestAudit(accountId, limit) : sql().auditBefore.all(accountId, beforeId, limit).map(auditFromRow);
+    },
+  };
+}
