@@ -8,6 +8,7 @@ import { registerBalanceRoute } from './http/balance-route.ts';
 import { installErrorHandling } from './http/error-handling.ts';
 import { registerChatCompletionsRoute } from './http/openai/chat-completions-route.ts';
 import { registerFixRoutes } from './http/fix/fix-routes.ts';
+import { registerConsoleApi } from './http/console/console-api.ts';
 import { registerModelsRoute } from './http/models-route.ts';
 import { registerReceiptsRoutes } from './http/receipts-route.ts';
 import { registerResponsesRoute } from './http/responses/responses-route.ts';
@@ -56,8 +57,10 @@ export function buildApp(deps: GatewayDeps): FastifyInstance {
     request.requestId = requestId;
     reply.header('x-svc-request-id', requestId);
     const options = routeOptions(request);
-    if (options.public || !request.routeOptions.url) return;
+    if (options.public || options.console || !request.routeOptions.url) return;
     request.apiKey = await deps.keys.authenticate(request.headers);
+    // Alias rules changed in the console move the same version as keys: follow them.
+    await deps.rules.sync(deps.keys.version);
     if (options.billable) {
       request.receiptId = receiptId;
       reply.header('x-svc-receipt-id', receiptId);
@@ -82,5 +85,6 @@ export function buildApp(deps: GatewayDeps): FastifyInstance {
   registerReceiptsRoutes(app, deps);
   registerBalanceRoute(app, deps);
   registerFixRoutes(app, deps);
+  registerConsoleApi(app, deps);
   return app;
 }

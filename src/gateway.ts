@@ -13,6 +13,11 @@ import { ProviderRegistry } from './providers/provider-registry.ts';
 import { ModelCatalog } from './routing/model-catalog.ts';
 import { ModelHealth } from './routing/model-health.ts';
 import { FixRunner } from './fix/fix-runner.ts';
+import { ConsoleAccess, resolveConsoleSettings } from './auth/console-access.ts';
+import { ConsoleSessions } from './auth/console-sessions.ts';
+import { redisSignInNonces, storeSignInNonces } from './auth/sign-in-nonces.ts';
+import { AliasRulesSync } from './routing/alias-rules-sync.ts';
+import { DEFAULT_ACCOUNT_ID } from './storage/store.ts';
 import { openSharedState } from './cache/shared-state.ts';
 
 export interface RunningGateway {
@@ -48,6 +53,8 @@ export async function createGateway(
   const meter = new RequestMeter(store, holdKeeper);
   const health = new ModelHealth();
   const now = options.now ?? Date.now;
+  const rules = new AliasRulesSync(store, catalog, DEFAULT_ACCOUNT_ID);
+  await rules.sync(await shared.keyVersion());
   const deps: GatewayDeps = {
     config,
     catalog,
@@ -60,6 +67,9 @@ export async function createGateway(
     health,
     now,
     fix: new FixRunner({ config, catalog, store, meter, providers, health, logger, now }),
+    console: new ConsoleAccess(redis ? redisSignInNonces(redis) : storeSignInNonces(store), new ConsoleSessions(store, now), now),
+    rules,
+    keyVersion: shared.keyVersion,
   };
   const app = buildApp(deps);
   try {
@@ -73,6 +83,7 @@ export async function createGateway(
   const address = app.server.address();
   const port = typeof address === 'object' && address ? address.port : config.server.port;
   const host = config.server.host.includes(':') ? `[${config.server.host}]` : config.server.host;
+  deps.console.configure(resolveConsoleSettings(config, { host, port }));
   let closing: Promise<void> | null = null;
   return {
     app,

@@ -13,6 +13,8 @@ export interface KeyOptions {
   expiresAt?: string | null;
   accountId?: string;
   now?: Date;
+  /** Who creates it, for the audit log (`cli`, a wallet address); absent: not audit-logged (tests, fixtures). */
+  actor?: string;
 }
 
 /** Mint a key and store only its hash and display prefix. The returned key is the only copy. */
@@ -33,6 +35,6 @@ export async function issueApiKey(store: Store, options: KeyOptions = {}): Promi
     createdAt: (options.now ?? new Date()).toISOString(),
     lastUsedAt: null,
   };
-  await store.insertKey(record);
+  await store.insertKey(record, options.actor);
   return { key, record };
 }

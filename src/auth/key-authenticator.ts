@@ -34,6 +34,11 @@ export class KeyAuthenticator {
     private readonly changeTokenOf: () => Promise<unknown>,
   ) {}
 
+  /** The keys (and rules) change version the last request saw. */
+  get version(): string | undefined {
+    return this.cache.version;
+  }
+
   async authenticate(headers: Record<string, string | string[] | undefined>, now = Date.now()): Promise<ApiKeyRecord> {
     const key = presentedKey(headers);
     if (key === null) throw new GatewayError('invalid_api_key', 'No API key: send Authorization: Bearer <API_KEY>.');

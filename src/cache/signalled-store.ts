@@ -2,14 +2,24 @@ import type { Store } from '../storage/store.ts';
 import type { KeyChangeSignal } from './key-change-signal.ts';
 
 /**
- * The store, announcing every key change on `signal` once it is committed, so every gateway
- * process drops its cached keys on its next request. Used by the server and the CLI alike.
+ * The store, announcing every change of keys or alias rules on `signal` once it is committed, so
+ * every gateway process drops its cached keys and reads the rules again on its next request.
+ * Used by the server and the CLI alike.
  */
 export function withKeyChangeSignal(store: Store, signal: KeyChangeSignal): Store {
   return {
     ...store,
-    async insertKey(key) {
-      await store.insertKey(key);
+    async insertKey(key, actor) {
+      await store.insertKey(key, actor);
+      await signal.bump();
+    },
+    async updateKeyLimits(accountId, keyId, changes, actor, at) {
+      const updated = await store.updateKeyLimits(accountId, keyId, changes, actor, at);
+      if (updated) await signal.bump();
+      return updated;
+    },
+    async setAliasRule(accountId, rule) {
+      await store.setAliasRule(accountId, rule);
       await signal.bump();
     },
     async revokeKey(accountId, idOrPrefix, at, actor) {

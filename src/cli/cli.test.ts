@@ -131,7 +131,11 @@ describe('gateway CLI', () => {
     const audit = await withStore(databasePath, (store) => store.listAudit(DEFAULT_ACCOUNT_ID, 10));
     assert.deepEqual(
       audit.map((entry) => [entry.action, entry.actor, entry.detail]),
-      [['key.revoked', 'cli', { keyId: first.id, prefix: first.prefix }]],
+      [
+        ['key.revoked', 'cli', { keyId: first.id, prefix: first.prefix }],
+        ['key.created', 'cli', { keyId: second.id, prefix: second.prefix, name: 'second', scopes: ['inference'], models: null }],
+        ['key.created', 'cli', { keyId: first.id, prefix: first.prefix, name: 'first', scopes: ['inference'], models: null }],
+      ],
     );
 
     const again = await gateway(databasePath, 'keys', 'revoke', first.id);

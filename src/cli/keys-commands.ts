@@ -42,7 +42,7 @@ export async function createKey(context: CommandContext): Promise<void> {
   const rateLimitPerMinute = parseRateLimit(options['rate-limit']);
   const expiresAt = parseExpiry(options.expires, now);
 
-  const { key, record } = await issueApiKey(context.store, { name, scopes, models, dailyLimitNano, rateLimitPerMinute, expiresAt, now });
+  const { key, record } = await issueApiKey(context.store, { name, scopes, models, dailyLimitNano, rateLimitPerMinute, expiresAt, now, actor: 'cli' });
 
   const json = {
     key,

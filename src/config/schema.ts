@@ -149,6 +149,32 @@ export const configSchema = z
       })
       .strict()
       .default({}),
+    console: z
+      .object({
+        /** host[:port] the sign-in message names, e.g. console.example.com; default: the address the gateway listens on. */
+        domain: z
+          .string()
+          .regex(/^[a-z0-9.-]+(:\d{1,5})?$/i, 'host[:port], without a scheme')
+          .optional(),
+        /** scheme://host[:port] the console is served from; default: http://<domain>. */
+        origin: z
+          .string()
+          .url()
+          .refine((value) => /^https?:\/\/[^/]+$/.test(value.replace(/\/$/, '')), 'scheme://host[:port], without a path')
+          .optional(),
+        /** Chains a wallet may sign in on. */
+        chain_ids: z.array(z.number().int().positive()).min(1).default([1]),
+        /** JSON-RPC URL per chain id, for smart-contract wallets (ERC-1271, ERC-6492). */
+        rpc_url: z.record(z.string().regex(/^\d+$/, 'a chain id'), z.string().url()).default({}),
+      })
+      .strict()
+      .default({})
+      .transform((value) => ({
+        domain: value.domain,
+        origin: value.origin?.replace(/\/$/, ''),
+        chainIds: value.chain_ids,
+        rpcUrls: Object.fromEntries(Object.entries(value.rpc_url).map(([chain, url]) => [Number(chain), url])) as Record<number, string>,
+      })),
     providers: z.array(provider).min(1),
     models: z.array(model).min(1),
     aliases: z
@@ -173,6 +199,11 @@ export const configSchema = z
         context.addIssue({ code: 'custom', path: ['models', index, 'max_output_tokens'], message: 'larger than context_window' });
       }
     });
+    for (const chain of Object.keys(config.console.rpcUrls)) {
+      if (!config.console.chainIds.includes(Number(chain))) {
+        context.addIssue({ code: 'custom', path: ['console', 'rpc_url', chain], message: `chain ${chain} is not in console.chain_ids` });
+      }
+    }
     for (const [name, entry] of Object.entries(config.aliases)) {
       entry.candidates.forEach((candidate, index) => {
         if (!modelIds.has(candidate)) {

@@ -23,7 +23,13 @@ export type ErrorCode =
   | 'provider_invalid_response'
   | 'provider_auth_error'
   | 'request_cancelled'
-  | 'internal_error';
+  | 'internal_error'
+  // The console's own (never on /v1):
+  | 'session_required'
+  | 'sign_in_refused'
+  | 'not_a_member'
+  | 'owner_only'
+  | 'csrf_failed';
 
 export interface ErrorSpec {
   status: number;
@@ -68,4 +74,9 @@ export const errorCatalog: Record<ErrorCode, ErrorSpec> = {
   provider_auth_error: spec(502, false, 'api_error', 'api_error'),
   request_cancelled: spec(499, false, 'api_error', 'api_error'),
   internal_error: spec(500, true, 'api_error', 'api_error'),
+  session_required: spec(401, false, 'authentication_error', 'authentication_error'),
+  sign_in_refused: spec(401, false, 'authentication_error', 'authentication_error'),
+  not_a_member: spec(403, false, 'permission_error', 'permission_error'),
+  owner_only: spec(403, false, 'permission_error', 'permission_error'),
+  csrf_failed: spec(403, false, 'permission_error', 'permission_error'),
 };

@@ -5,12 +5,15 @@ export class GatewayError extends Error {
   readonly code: ErrorCode;
   /** Extra response headers, e.g. retry-after. */
   readonly headers: Record<string, string>;
+  /** The field or reason the error is about, when one is (the envelope's `param`). */
+  readonly param: string | null;
 
-  constructor(code: ErrorCode, message: string, headers: Record<string, string> = {}) {
+  constructor(code: ErrorCode, message: string, headers: Record<string, string> = {}, param: string | null = null) {
     super(message);
     this.name = 'GatewayError';
     this.code = code;
     this.headers = headers;
+    this.param = param;
   }
 
   get status(): number {

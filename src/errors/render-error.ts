@@ -9,7 +9,7 @@ export function renderOpenAIError(error: GatewayError, requestId: string) {
       message: error.message,
       type: spec.type,
       code: error.code,
-      param: null,
+      param: error.param,
       retryable: spec.retryable,
       request_id: requestId,
     },

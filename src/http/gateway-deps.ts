@@ -1,6 +1,8 @@
 import type { FastifyBaseLogger } from 'fastify';
 import type { GatewayConfig } from '../config/schema.ts';
+import type { ConsoleAccess } from '../auth/console-access.ts';
 import type { KeyAuthenticator } from '../auth/key-authenticator.ts';
+import type { AliasRulesSync } from '../routing/alias-rules-sync.ts';
 import type { FixRunner } from '../fix/fix-runner.ts';
 import type { RequestMeter } from '../billing/request-meter.ts';
 import type { RateLimiter } from '../limits/rate-limiter.ts';
@@ -21,6 +23,12 @@ export interface GatewayDeps {
   logger: FastifyBaseLogger;
   health: ModelHealth;
   fix: FixRunner;
+  /** The console's sign-in: settings, nonces, sessions. */
+  console: ConsoleAccess;
+  /** Keeps the catalog's aliases on the console's rules. */
+  rules: AliasRulesSync;
+  /** The keys-and-rules change version now (read from the shared signal). */
+  keyVersion: () => Promise<string>;
   /** Milliseconds since the epoch; tests move it (quote expiry). */
   now: () => number;
 }

@@ -14,6 +14,8 @@ export interface RouteOptions {
   billable?: string;
   /** Counted by the key's rate limit without a receipt of their own (fix quotes and runs). */
   rateLimited?: boolean;
+  /** Console routes: authenticated by session cookie, never by API key (http/console). */
+  console?: boolean;
 }
 
 declare module 'fastify' {

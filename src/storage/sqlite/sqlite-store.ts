@@ -122,8 +122,9 @@ export function createSqliteStore(path: string): Store {
   const addFunds = db.transaction((accountId: string, nano: number, actor: string, note: string | null) => {
     const statements = sql();
     const at = new Date().toISOString();
-    statements.insertFunds.run(accountId, at, nano, note);
+    // The account row first: it may not exist yet, and the ledger entry refers to it.
     const balance = statements.creditAccount.get(accountId, nano, at)!;
+    statements.insertFunds.run(accountId, at, nano, note);
     statements.insertAudit.run(accountId, at, actor, 'funds.added', JSON.stringify({ amount: formatUsd(nano), note }));
     return balance;
   });

@@ -1,0 +1,157 @@
+import type { FastifyInstance } from 'fastify';
+import { z } from 'zod';
+import { GatewayError } from '../../errors/gateway-error.ts';
+import { formatUsd } from '../../lib/money.ts';
+import type { ReceiptCursor, SpendBucket, UsageRow } from '../../storage/records.ts';
+import type { GatewayDeps } from '../gateway-deps.ts';
+import { renderReceipt } from '../render-receipt.ts';
+import { signedIn } from './console-guard.ts';
+import { displayAddress, parseWith, usd } from './console-json.ts';
+
+const HOUR_MS = 3_600_000;
+const RANGES_MS: Record<string, number> = { '24h': 24 * HOUR_MS, '7d': 7 * 24 * HOUR_MS, '30d': 30 * 24 * HOUR_MS, '90d': 90 * 24 * HOUR_MS };
+const instant = z.string().datetime({ offset: true }).transform((value) => new Date(value).toISOString());
+const limit = (most: number, fallback: number) =>
+  z
+    .string()
+    .regex(/^\d+$/, 'must be a whole number')
+    .transform(Number)
+    .refine((value) => value >= 1 && value <= most, `must be from 1 to ${most}`)
+    .default(String(fallback));
+
+/** An opaque cursor: where the previous page ended. */
+function encodeCursor(cursor: ReceiptCursor): string {
+  return Buffer.from(JSON.stringify([cursor.createdAt, cursor.id])).toString('base64url');
+}
+
+function decodeCursor(text: string): ReceiptCursor {
+  try {
+    const [createdAt, id] = JSON.parse(Buffer.from(text, 'base64url').toString('utf8')) as [unknown, unknown];
+    if (typeof createdAt === 'string' && typeof id === 'string' && !Number.isNaN(Date.parse(createdAt))) return { createdAt, id };
+  } catch {}
+  throw new GatewayError('invalid_request', 'cursor: not a cursor this API gave', {}, 'cursor');
+}
+
+const renderBucket = (bucket: SpendBucket) => ({ start: bucket.start, cost: formatUsd(bucket.costNano), requests: bucket.requests, errors: bucket.errors });
+const renderUsage = (row: UsageRow) => ({
+  name: row.name,
+  requests: row.requests,
+  errors: row.errors,
+  input_tokens: row.inputTokens,
+  output_tokens: row.outputTokens,
+  cost: formatUsd(row.costNano),
+});
+
+/** Overview, receipts, balance and ledger history, audit log. */
+export function registerReportsRoutes(app: FastifyInstance, deps: GatewayDeps): void {
+  const overviewQuery = z
+    .object({ range: z.enum(['24h', '7d', '30d', '90d']).optional(), from: instant.optional(), to: instant.optional(), bucket: z.enum(['hour', 'day']).optional() })
+    .strict();
+
+  app.get('/overview', async (request) => {
+    const { session } = signedIn(request);
+    const query = parseWith(overviewQuery, request.query);
+    const now = deps.now();
+    const to = query.to ?? new Date(now).toISOString();
+    const from = query.from ?? new Date(Date.parse(to) - RANGES_MS[query.range ?? '7d']!).toISOString();
+    if (from >= to) throw new GatewayError('invalid_request', 'from: must be before to', {}, 'from');
+    const bucket = query.bucket ?? (Date.parse(to) - Date.parse(from) <= 48 * HOUR_MS ? 'hour' : 'day');
+    const month = new Date(now).toISOString().slice(0, 7);
+    const [summary, series, byModel, byKey] = await Promise.all([
+      deps.store.accountSummary(session.accountId, month),
+      deps.store.spendSeries(session.accountId, { from, to, bucket }),
+      deps.store.usageBy(session.accountId, { from, to, by: 'model' }),
+      deps.store.usageBy(session.accountId, { from, to, by: 'key' }),
+    ]);
+    const spent = summary.monthChargedNano + summary.monthHeldNano;
+    return {
+      balance: formatUsd(summary.balanceNano),
+      available: formatUsd(summary.balanceNano - summary.heldNano),
+      holds: { count: summary.holdCount, total: formatUsd(summary.heldNano) },
+      month: {
+        period: month,
+        spend: formatUsd(summary.monthChargedNano),
+        held: formatUsd(summary.monthHeldNano),
+        budget: summary.monthlyBudgetNano === null ? null : formatUsd(summary.monthlyBudgetNano),
+        remaining: summary.monthlyBudgetNano === null ? null : formatUsd(Math.max(0, summary.monthlyBudgetNano - spent)),
+      },
+      range: { from, to, bucket },
+      series: series.map(renderBucket),
+      by_model: byModel.map(renderUsage),
+      by_key: byKey.map(renderUsage),
+    };
+  });
+
+  const receiptsQuery = z
+    .object({
+      key: z.string().optional(),
+      model: z.string().optional(),
+      status: z.enum(['succeeded', 'failed', 'cancelled']).optional(),
+      endpoint: z.string().optional(),
+      from: instant.optional(),
+      to: instant.optional(),
+      limit: limit(100, 20),
+      cursor: z.string().optional(),
+    })
+    .strict();
+
+  app.get('/receipts', async (request) => {
+    const { session } = signedIn(request);
+    const query = parseWith(receiptsQuery, request.query);
+    const page = await deps.store.searchReceipts(session.accountId, {
+      limit: query.limit,
+      cursor: query.cursor === undefined ? undefined : decodeCursor(query.cursor),
+      filter: { keyId: query.key, model: query.model, status: query.status, endpoint: query.endpoint, from: query.from, to: query.to },
+    });
+    const last = page.data.at(-1);
+    return {
+      object: 'list',
+      data: page.data.map(renderReceipt),
+      has_more: page.hasMore,
+      next_cursor: page.hasMore && last ? encodeCursor({ createdAt: last.createdAt, id: last.id }) : null,
+    };
+  });
+
+  app.get('/receipts/:id', async (request) => {
+    const { id } = request.params as { id: string };
+    const receipt = await deps.store.getReceipt(signedIn(request).session.accountId, id);
+    if (!receipt) throw new GatewayError('not_found', `No receipt ${id} on this account.`);
+    return renderReceipt(receipt);
+  });
+
+  const pageQuery = z.object({ limit: limit(200, 50), before: z.string().regex(/^\d+$/).transform(Number).optional() }).strict();
+
+  app.get('/balance', async (request) => {
+    const { session } = signedIn(request);
+    const query = parseWith(pageQuery, request.query);
+    const summary = await deps.store.accountSummary(session.accountId, new Date(deps.now()).toISOString().slice(0, 7));
+    const funds = await deps.store.listFunds(session.accountId, { limit: query.limit, beforeId: query.before });
+    return {
+      balance: formatUsd(summary.balanceNano),
+      available: formatUsd(summary.balanceNano - summary.heldNano),
+      holds: { count: summary.holdCount, total: formatUsd(summary.heldNano) },
+      funds: funds.map((entry) => ({ id: entry.id, at: entry.at, amount: formatUsd(entry.amountNano), note: entry.note })),
+      next_before: funds.length === query.limit ? funds.at(-1)!.id : null,
+    };
+  });
+
+  const fundsRequest = z.object({ amount: usd.refine((nano) => nano > 0, 'must be more than 0'), note: z.string().max(500).nullable().default(null) }).strict();
+
+  app.post('/balance/funds', async (request) => {
+    const { session, member } = signedIn(request);
+    const body = parseWith(fundsRequest, request.body);
+    const balance = await deps.store.addFunds(session.accountId, body.amount, displayAddress(member.address), body.note ?? undefined);
+    return { balance: formatUsd(balance) };
+  });
+
+  app.get('/audit', async (request) => {
+    const { session } = signedIn(request);
+    const query = parseWith(pageQuery, request.query);
+    const entries = await deps.store.listAudit(session.accountId, query.limit, query.before);
+    return {
+      object: 'list',
+      data: entries.map((entry) => ({ id: entry.id, at: entry.at, actor: entry.actor, action: entry.action, detail: entry.detail })),
+      next_before: entries.length === query.limit ? entries.at(-1)!.id : null,
+    };
+  });
+}
