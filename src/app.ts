@@ -9,6 +9,7 @@ import { installErrorHandling } from './http/error-handling.ts';
 import { registerChatCompletionsRoute } from './http/openai/chat-completions-route.ts';
 import { registerFixRoutes } from './http/fix/fix-routes.ts';
 import { registerConsoleApi } from './http/console/console-api.ts';
+import { registerConsolePages } from './http/console/console-pages.ts';
 import { registerModelsRoute } from './http/models-route.ts';
 import { registerReceiptsRoutes } from './http/receipts-route.ts';
 import { registerResponsesRoute } from './http/responses/responses-route.ts';
@@ -86,5 +87,6 @@ export function buildApp(deps: GatewayDeps): FastifyInstance {
   registerBalanceRoute(app, deps);
   registerFixRoutes(app, deps);
   registerConsoleApi(app, deps);
+  registerConsolePages(app);
   return app;
 }

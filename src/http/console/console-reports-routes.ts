@@ -57,12 +57,14 @@ export function registerReportsRoutes(app: FastifyInstance, deps: GatewayDeps): 
     if (from >= to) throw new GatewayError('invalid_request', 'from: must be before to', {}, 'from');
     const bucket = query.bucket ?? (Date.parse(to) - Date.parse(from) <= 48 * HOUR_MS ? 'hour' : 'day');
     const month = new Date(now).toISOString().slice(0, 7);
-    const [summary, series, byModel, byKey] = await Promise.all([
+    const [summary, series, byModel, byKey, keys] = await Promise.all([
       deps.store.accountSummary(session.accountId, month),
       deps.store.spendSeries(session.accountId, { from, to, bucket }),
       deps.store.usageBy(session.accountId, { from, to, by: 'model' }),
       deps.store.usageBy(session.accountId, { from, to, by: 'key' }),
+      deps.store.listKeys(session.accountId),
     ]);
+    const keyById = new Map(keys.map((key) => [key.id, key]));
     const spent = summary.monthChargedNano + summary.monthHeldNano;
     return {
       balance: formatUsd(summary.balanceNano),
@@ -78,7 +80,10 @@ export function registerReportsRoutes(app: FastifyInstance, deps: GatewayDeps): 
       range: { from, to, bucket },
       series: series.map(renderBucket),
       by_model: byModel.map(renderUsage),
-      by_key: byKey.map(renderUsage),
+      by_key: byKey.map((row) => {
+        const key = keyById.get(row.name);
+        return { ...renderUsage(row), key_id: row.name, ...(key ? { name: `${key.prefix} (${key.name})` } : {}) };
+      }),
     };
   });
 

@@ -1,0 +1,115 @@
+import { useState } from 'preact/hooks';
+import { api, type SessionInfo } from '../api.ts';
+import { FormError, Load, useAction, useApi } from '../components/states.tsx';
+import { when } from '../money.ts';
+
+interface Member {
+  address: string;
+  role: 'owner' | 'member';
+  added_at: string;
+  added_by: string;
+}
+
+function RemoveButton({ member, onRemoved }: { member: Member; onRemoved: () => void }) {
+  const [confirming, setConfirming] = useState(false);
+  const action = useAction();
+  if (!confirming)
+    return (
+      <button type="button" class="danger" onClick={() => setConfirming(true)} aria-label={`Remove ${member.address}`}>
+        Remove
+      </button>
+    );
+  return (
+    <span class="confirm" role="group" aria-label={`Confirm removing ${member.address}`}>
+      <span>Remove this member? Their sessions end at once.</span>
+      <button
+        type="button"
+        class="danger"
+        disabled={action.busy}
+        onClick={() =>
+          action.run(async () => {
+            await api('DELETE', `/members/${member.address}`);
+            onRemoved();
+          })
+        }
+      >
+        Yes, remove
+      </button>
+      <button type="button" onClick={() => setConfirming(false)}>
+        Cancel
+      </button>
+      <FormError error={action.error} />
+    </span>
+  );
+}
+
+export function MembersPage({ session }: { session: SessionInfo }) {
+  const loaded = useApi<{ data: Member[] }>('/members');
+  const [address, setAddress] = useState('');
+  const action = useAction();
+  const owner = session.role === 'owner';
+  return (
+    <section aria-labelledby="members-title">
+      <h1 id="members-title">Members</h1>
+      <p>Members have the owner's rights except managing members. The wallet address is the identity: there are no passwords.</p>
+      {owner ? (
+        <form
+          class="panel"
+          onSubmit={(event) => {
+            event.preventDefault();
+            action.run(async () => {
+              await api('POST', '/members', { address: address.trim() });
+              setAddress('');
+              loaded.reload();
+            });
+          }}
+        >
+          <h2>Add a member</h2>
+          <label>
+            Wallet address
+            <input required value={address} onInput={(event) => setAddress((event.target as HTMLInputElement).value)} placeholder="0x…" pattern="^0x[0-9a-fA-F]{40}$" />
+          </label>
+          <FormError error={action.error} />
+          <button type="submit" disabled={action.busy}>
+            Add member
+          </button>
+        </form>
+      ) : (
+        <p class="notice">Only the owner can add or remove members.</p>
+      )}
+      <Load loaded={loaded} what="members">
+        {({ data }) => (
+          <div class="table-wrap">
+            <table>
+              <caption>Owner and members</caption>
+              <thead>
+                <tr>
+                  <th scope="col">Address</th>
+                  <th scope="col">Role</th>
+                  <th scope="col">Added</th>
+                  <th scope="col">
+                    <span class="sr-only">Actions</span>
+                  </th>
+                </tr>
+              </thead>
+              <tbody>
+                {data.map((member) => (
+                  <tr key={member.address}>
+                    <td>
+                      <code>{member.address}</code>
+                    </td>
+                    <td>{member.role}</td>
+                    <td>
+                      {when(member.added_at)} by <code>{member.added_by}</code>
+                    </td>
+                    <td>{owner && member.role !== 'owner' && <RemoveButton member={member} onRemoved={loaded.reload} />}</td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          </div>
+        )}
+      </Load>
+    </section>
+  );
+}
