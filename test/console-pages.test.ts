@@ -5,7 +5,7 @@ import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { privateKeyToAccount } from 'viem/accounts';
 import { parseUsd } from '../src/lib/money.ts';
 import { CONSOLE_CSP } from '../src/http/console/console-pages.ts';
-import { chromiumMissing, installWallets, launchChromium, screenshots, seriousViolations, switchAccount, type MockWallet } from './helpers/browser.ts';
+import { chromiumMissing, installWallets, launchChromium, SCREENSHOTS, screenshots, seriousViolations, switchAccount, type MockWallet } from './helpers/browser.ts';
 import { startHarness, type Harness } from './helpers/gateway-harness.ts';
 
 const ownerAccount = privateKeyToAccount('0x59c6995e998f97a5a0044966f0945389dc9e86dae88c7a8412f4603b6b78690d');
@@ -195,6 +195,32 @@ if (missing !== null) {
       await page.getByText('Sign in with the wallet you switched to').waitFor();
       const session = await page.evaluate('fetch("/console/api/session").then((response) => response.status)');
       assert.equal(session, 401, 'the old session ended on the server');
+    });
+
+    test('a browser without wallets is told so; the console works by keyboard', async () => {
+      const bare = await browser.newContext({ viewport: { width: 1280, height: 800 } });
+      try {
+        const lonely = await bare.newPage();
+        await lonely.goto(`${harness.gateway.url}/login`);
+        await lonely.getByText('No wallet found in this browser.').waitFor();
+        await lonely.screenshot({ path: `${SCREENSHOTS}/login-no-wallet-desktop.png` });
+      } finally {
+        await bare.close();
+      }
+      main.account = ownerAccount;
+      await signInWith('Test Wallet');
+      await page.getByRole('heading', { level: 1, name: 'Overview' }).waitFor();
+      await page.keyboard.press('Tab');
+      assert.equal(await page.evaluate('document.activeElement.textContent'), 'Skip to content');
+      // Through the brand and the nav to Keys, then Enter follows the link.
+      for (let presses = 0; presses < 3; presses++) await page.keyboard.press('Tab');
+      assert.equal(await page.evaluate('document.activeElement.textContent'), 'Keys');
+      await page.keyboard.press('Enter');
+      await page.getByRole('heading', { level: 1, name: 'API keys' }).waitFor();
+      await page.getByLabel('Name').focus();
+      await page.keyboard.type('typed-key');
+      await page.keyboard.press('Enter');
+      await page.getByTestId('new-key').waitFor();
     });
 
     test('every page was looked at, at desktop and phone width', () => {
