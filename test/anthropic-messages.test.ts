@@ -155,7 +155,9 @@ describe('a recorded Claude Code request', () => {
 
     const sent = upstreamBody();
     assert.equal(harness.fake.requests[0]!.path, '/v1/chat/completions');
-    assert.deepEqual(Object.keys(sent).sort(), ['max_tokens', 'messages', 'model', 'stream', 'stream_options', 'tool_choice', 'tools']);
+    // metadata.user_id is the end-user id OpenAI calls `user`; the rest of Claude Code's Anthropic fields have no equivalent.
+    assert.deepEqual(Object.keys(sent).sort(), ['max_tokens', 'messages', 'model', 'stream', 'stream_options', 'tool_choice', 'tools', 'user']);
+    assert.equal(sent.user, claudeCode.metadata.user_id);
     assert.equal(sent.max_tokens, 4_096, "max_tokens lowered to the model's maximum instead of a 400");
     assert.equal(sent.tool_choice, 'auto');
     assert.equal(sent.tools.length, claudeCode.tools.length);

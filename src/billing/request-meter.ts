@@ -24,6 +24,8 @@ export interface MeterStart {
 export class MeteredRequest {
   requestedModel: string | null = null;
   readonly attempts: Attempt[] = [];
+  /** Client settings a provider could not honour (fields dropped in translation), for the receipt. */
+  readonly warnings: string[] = [];
   holdNano = 0;
   /** Never charge more than this (a fix run's approved maximum); null: the actual cost in full. */
   costCapNano: number | null = null;
@@ -82,6 +84,12 @@ export class MeteredRequest {
     this.firstTokenAt ??= Date.now();
   }
 
+  /** Note a setting of the client's that `modelId` could not honour (each once). */
+  warn(modelId: string, message: string): void {
+    const warning = `${modelId}: ${message}`;
+    if (!this.warnings.includes(warning)) this.warnings.push(warning);
+  }
+
   /** The model that answered (or began to) and its usage, reported or estimated. */
   answeredBy(model: ModelConfig, usage: Usage | null, estimated: boolean): void {
     this.answeringModel = model;
@@ -136,6 +144,7 @@ export class MeteredRequest {
       requestedModel: this.requestedModel,
       answeringModel: this.answeringModel?.id ?? null,
       attempts: this.attempts,
+      warnings: this.warnings,
       usage: this.calls.length ? sumUsage(this.calls.map((call) => call.usage)) : null,
       usageEstimated: this.usageEstimated,
       prices,

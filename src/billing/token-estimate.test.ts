@@ -27,7 +27,7 @@ function modelWith(maxImageTokens: number): ModelConfig {
 
 const model = modelWith(1_600);
 const user = (text: string): ChatMessage => ({ role: 'user', content: [{ type: 'text', text }] });
-const request = (messages: ChatMessage[], more: Partial<ChatRequest> = {}): ChatRequest => ({ messages, extra: {}, ...more });
+const request = (messages: ChatMessage[], more: Partial<ChatRequest> = {}): ChatRequest => ({ messages, passThrough: { format: 'openai', fields: {} }, ...more });
 
 /** A copy with the same characters but another identity, as the next request's JSON.parse makes it. */
 const copyOf = (text: string): string => JSON.parse(JSON.stringify(text)) as string;
@@ -149,9 +149,9 @@ describe('estimateInputTokens', () => {
   });
 
   test('counts a structured-output schema', () => {
-    const schema = { type: 'json_schema', json_schema: { name: 'answer', schema: { type: 'object', properties: { verdict: { type: 'string' } } } } };
+    const schema = { type: 'object', properties: { verdict: { type: 'string' } } };
     const plain = estimateInputTokens(request([user('judge')]), model);
-    const structured = estimateInputTokens(request([user('judge')], { extra: { response_format: schema } }), model);
+    const structured = estimateInputTokens(request([user('judge')], { responseFormat: { type: 'json_schema', name: 'answer', schema } }), model);
     assert.ok(structured - plain >= countTokens(JSON.stringify(schema)));
   });
 
@@ -175,7 +175,7 @@ describe('estimateInputTokens', () => {
 test('the fair count is the bound without its margin, for billing cut-short requests', async () => {
   const { countInputTokens, estimateInputTokens, estimateTextTokens } = await import('./token-estimate.ts');
   const text = 'The quick brown fox jumps over the lazy dog. '.repeat(40);
-  const request = { messages: [{ role: 'user' as const, content: [{ type: 'text' as const, text }] }], extra: {} };
+  const request = { messages: [{ role: 'user' as const, content: [{ type: 'text' as const, text }] }], passThrough: { format: 'openai' as const, fields: {} } };
   const model = { maxImageTokens: 1600 } as Parameters<typeof countInputTokens>[1];
   const fair = countInputTokens(request, model);
   const bound = estimateInputTokens(request, model);

@@ -152,10 +152,10 @@ function measureInput(request: ChatRequest): InputMeasure {
     measure.textTokens += estimateTextTokens(JSON.stringify(schema));
     measure.framingTokens += PER_TOOL_OVERHEAD;
   }
-  // OpenAI counts a structured-output schema as prompt tokens.
-  const responseFormat = request.extra.response_format;
-  if (typeof responseFormat === 'object' && responseFormat !== null) {
-    measure.textTokens += estimateTextTokens(JSON.stringify(responseFormat));
+  // Providers count a structured-output schema as prompt tokens (Anthropic's forced tool too).
+  if (request.responseFormat?.type === 'json_schema') {
+    measure.textTokens += estimateTextTokens(JSON.stringify(request.responseFormat.schema));
+    measure.framingTokens += TOOL_USE_OVERHEAD;
   }
   return measure;
 }

@@ -97,6 +97,12 @@ const model = z
         tools: z.boolean().default(false),
         vision: z.boolean().default(false),
         reasoning: z.boolean().default(false),
+        /**
+         * Answers in a JSON schema natively (OpenAI response_format; Anthropic structured outputs
+         * via output_config). Default: true for OpenAI-compatible and simulated providers, false
+         * for Anthropic ones, which then get a forced tool instead.
+         */
+        structured_output: z.boolean().optional(),
       })
       .strict()
       .default({}),
@@ -211,6 +217,11 @@ export const configSchema = z
         }
       });
     }
+  })
+  .transform((config) => {
+    const kinds = new Map(config.providers.map((entry) => [entry.id, entry.kind]));
+    for (const entry of config.models) entry.capabilities.structured_output ??= kinds.get(entry.provider) !== 'anthropic';
+    return config;
   });
 
 export type GatewayConfig = z.output<typeof configSchema>;

@@ -73,7 +73,7 @@ export function retryStepRequest(agent: FixAgent, input: FixInput, previousReply
 }
 
 function stepRequest(messages: ChatMessage[]): ChatRequest {
-  return { messages, maxOutputTokens: STEP_OUTPUT_TOKENS, temperature: 0, extra: {} };
+  return { messages, maxOutputTokens: STEP_OUTPUT_TOKENS, temperature: 0, passThrough: { format: 'openai', fields: {} } };
 }
 
 /** `text`, cut (with a note) so that it counts at most `limit` tokens. */

@@ -247,6 +247,7 @@ export class FixRunner {
             reasoningEffort: candidate.capabilities.reasoning ? plan.reasoningEffort : undefined,
             maxOutputTokens: outputCapFor(request, candidate),
             signal,
+            warn: (message) => metered.warn(candidate.id, message),
           };
         },
         attempts,

@@ -102,6 +102,7 @@ export async function serveChat<Parsed extends ParsedChat>(
         reasoningEffort: model.capabilities.reasoning ? plan.reasoningEffort : undefined,
         maxOutputTokens: outputCapFor(parsed.request, model),
         signal: controller.signal,
+        warn: (message) => metered.warn(model.id, message),
       };
     },
     attempts: metered.attempts,

@@ -23,6 +23,7 @@ export function renderReceipt(receipt: ReceiptRecord) {
       ...(attempt.step === undefined ? {} : { step: attempt.step }),
       ...(attempt.costNano === undefined ? {} : { cost: formatUsd(attempt.costNano) }),
     })),
+    warnings: receipt.warnings,
     usage: receipt.usage && {
       prompt_tokens: receipt.usage.inputTokens,
       cached_tokens: receipt.usage.cachedInputTokens,

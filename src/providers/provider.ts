@@ -12,6 +12,8 @@ export interface ProviderCall {
   /** Output token cap to send upstream. */
   maxOutputTokens: number;
   signal: AbortSignal;
+  /** Told of every client setting the provider cannot honour (a field dropped in translation), for the receipt. */
+  warn?: (message: string) => void;
 }
 
 /**

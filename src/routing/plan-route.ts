@@ -45,6 +45,14 @@ export function unfitReason(model: ModelConfig, request: ChatRequest, clampMaxOu
 }
 
 /**
+ * A request for structured output goes first to the candidates that answer in a schema natively
+ * (the others get it as a forced tool), keeping the alias's order within each group.
+ */
+function preferStructuredOutput(candidates: ModelConfig[]): ModelConfig[] {
+  return [...candidates.filter((model) => model.capabilities.structured_output), ...candidates.filter((model) => !model.capabilities.structured_output)];
+}
+
+/**
  * Alias or model id -> ordered candidates that can serve the request. Throws
  * unsupported_model for unknown names and unsupported_parameter when none fits.
  */
@@ -81,8 +89,9 @@ export function planRoute(
     const reasons = skipped.map((entry) => `${entry.model}: ${entry.detail}`).join('; ');
     throw new GatewayError('unsupported_parameter', `no candidate of ${requested} can serve this request (${reasons})`);
   }
+  const ordered = request.responseFormat ? preferStructuredOutput(fit) : fit;
   return {
-    candidates: routing.fallback ? fit : fit.slice(0, 1),
+    candidates: routing.fallback ? ordered : ordered.slice(0, 1),
     skipped,
     reasoningEffort: request.reasoningEffort === 'none' ? undefined : (request.reasoningEffort ?? alias?.reasoning),
   };

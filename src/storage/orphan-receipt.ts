@@ -15,6 +15,7 @@ export function orphanReceipt(hold: HoldRecord, now: string): ReceiptRecord {
     requestedModel: hold.requestedModel,
     answeringModel: null,
     attempts: [],
+    warnings: [],
     usage: null,
     usageEstimated: false,
     prices: null,

@@ -61,6 +61,8 @@ export interface ReceiptRecord {
   requestedModel: string | null;
   answeringModel: string | null;
   attempts: Attempt[];
+  /** Client settings a provider could not honour (e.g. a field with no equivalent in its format), dropped. */
+  warnings: string[];
   usage: Usage | null;
   /** True when usage was estimated by the gateway because the provider never reported it. */
   usageEstimated: boolean;

@@ -44,6 +44,7 @@ export function sampleReceipt(overrides: Partial<ReceiptRecord> = {}): ReceiptRe
       { model: 'sim/steady', outcome: 'failed', errorCode: 'rate_limited', detail: '429 from upstream', latencyMs: 12 },
       { model: 'sim/swift-mini', outcome: 'succeeded', latencyMs: 340 },
     ],
+    warnings: ['sim/swift-mini: top_k: an Anthropic field with no equivalent for this model; dropped'],
     usage: { inputTokens: 1200, cachedInputTokens: 200, cacheWriteTokens: 0, outputTokens: 300, reasoningTokens: 40 },
     usageEstimated: false,
     prices: { inputNanoPerMillion: 150_000_000, cachedInputNanoPerMillion: 75_000_000, cacheWriteNanoPerMillion: 150_000_000, outputNanoPerMillion: 600_000_000 },

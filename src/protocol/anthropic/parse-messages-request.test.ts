@@ -101,7 +101,7 @@ describe('messages', () => {
 });
 
 describe('request fields', () => {
-  test('sampling, stop sequences, tools, tool choice, routing; unknown fields go to extra', () => {
+  test('sampling, stop sequences, tools, tool choice, routing; unknown fields pass through, tagged Anthropic', () => {
     const parsed = parseMessagesRequest({
       ...base,
       max_tokens: 32_000,
@@ -135,7 +135,8 @@ describe('request fields', () => {
     assert.equal(request.toolChoice, 'required');
     assert.equal(request.parallelToolCalls, false);
     assert.equal(request.reasoningEffort, 'xhigh');
-    assert.deepEqual(request.extra, {
+    assert.deepEqual(request.passThrough.format, 'anthropic');
+    assert.deepEqual(request.passThrough.fields, {
       top_k: 5,
       metadata: { user_id: '{"device_id":"d","session_id":"s"}' },
       context_management: { edits: [{ type: 'clear_thinking_20251015' }] },

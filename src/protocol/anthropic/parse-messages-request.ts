@@ -1,4 +1,4 @@
-import type { ChatRequest, ReasoningEffort, ToolChoice, ToolDefinition } from '../canonical/chat-request.ts';
+import type { ChatRequest, ReasoningEffort, ResponseFormat, ToolChoice, ToolDefinition } from '../canonical/chat-request.ts';
 import { parseRouting } from '../openai/parse-chat-request.ts';
 import { convertMessage, invalid, isObject, systemMessages } from './parse-message-content.ts';
 
@@ -11,7 +11,7 @@ export interface ParsedMessagesRequest {
   request: ChatRequest;
 }
 
-/** Fields read here; every other field goes to `extra`, for an Anthropic model to get as sent. */
+/** Fields read here; every other field passes through, for an Anthropic model to get as sent. */
 const KNOWN_FIELDS = new Set([
   'model', 'messages', 'system', 'max_tokens', 'stream', 'stop_sequences', 'temperature', 'top_p', 'tools', 'tool_choice',
   'thinking', 'output_config', 'routing',
@@ -114,12 +114,23 @@ function reasoningEffort(thinking: unknown, effort: unknown): ChatRequest['reaso
   }
 }
 
-/** output_config without the effort it carried (which became the reasoning level); the rest goes on. */
+/**
+ * output_config without the effort (which became the reasoning level) and the format (which
+ * became the response format); the rest goes on as sent.
+ */
 function outputConfigRest(value: unknown): Record<string, unknown> | undefined {
   if (value === undefined || value === null) return undefined;
   if (!isObject(value)) invalid('output_config must be an object');
-  const { effort: _effort, ...rest } = value;
+  const { effort: _effort, format, ...rest } = value;
+  if (format !== undefined && !responseFormatOf(value)) rest.format = format;
   return Object.keys(rest).length > 0 ? rest : undefined;
+}
+
+/** Anthropic structured outputs: `output_config.format` of type json_schema; another format passes through as sent. */
+function responseFormatOf(outputConfig: unknown): ResponseFormat | undefined {
+  const format = isObject(outputConfig) ? outputConfig.format : undefined;
+  if (!isObject(format) || format.type !== 'json_schema' || !isObject(format.schema)) return undefined;
+  return { type: 'json_schema', name: 'output', schema: format.schema };
 }
 
 /** Values of the anthropic-beta header (comma-separated, possibly repeated). */
@@ -137,13 +148,15 @@ export function parseMessagesRequest(body: unknown, options: { betas?: string[] 
   if (body.stream !== undefined && body.stream !== null && typeof body.stream !== 'boolean') invalid('stream must be a boolean');
   const outputConfig = body.output_config;
 
-  const extra: Record<string, unknown> = {};
-  for (const key in body) if (!KNOWN_FIELDS.has(key)) extra[key] = body[key];
+  const fields: Record<string, unknown> = {};
+  for (const key in body) if (!KNOWN_FIELDS.has(key)) fields[key] = body[key];
   const outputRest = outputConfigRest(outputConfig);
-  if (outputRest) extra.output_config = outputRest;
+  if (outputRest) fields.output_config = outputRest;
 
   const system = body.system === undefined || body.system === null ? [] : systemMessages(body.system, 'system');
-  const request: ChatRequest = { messages: [...system, ...body.messages.flatMap(convertMessage)], extra };
+  const request: ChatRequest = { messages: [...system, ...body.messages.flatMap(convertMessage)], passThrough: { format: 'anthropic', fields } };
+  const format = responseFormatOf(outputConfig);
+  if (format) request.responseFormat = format;
   const maxOutput = positiveInteger(body.max_tokens, 'max_tokens');
   if (maxOutput !== undefined) request.maxOutputTokens = maxOutput;
   const toolList = tools(body.tools);

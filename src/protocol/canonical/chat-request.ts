@@ -77,6 +77,28 @@ export interface ToolDefinition {
 
 export type ToolChoice = 'auto' | 'none' | 'required' | { name: string };
 
+/**
+ * Structured output the client asked for: OpenAI `response_format`, Responses `text.format`,
+ * Anthropic `output_config.format`. Each provider sends it its own way.
+ */
+export type ResponseFormat =
+  | { type: 'json_object' }
+  | { type: 'json_schema'; name: string; schema: Record<string, unknown>; description?: string; strict?: boolean };
+
+/** The wire formats pass-through fields can come in: OpenAI's (chat completions, Responses) and Anthropic's. */
+export type PassThroughFormat = 'openai' | 'anthropic';
+
+/**
+ * Fields the gateway does not read, tagged by the wire format they came in (in the spirit of
+ * vercel/ai's provider options keyed by provider): a provider of the same format gets them as
+ * sent; a provider of the other format gets the few that mean something there, translated, and
+ * the rest are dropped with a warning on the receipt.
+ */
+export interface PassThrough {
+  format: PassThroughFormat;
+  fields: Record<string, unknown>;
+}
+
 export interface ChatRequest {
   messages: ChatMessage[];
   tools?: ToolDefinition[];
@@ -93,8 +115,8 @@ export interface ChatRequest {
   reasoningBudgetTokens?: number;
   /** Beta features the client enabled (Anthropic's anthropic-beta header), for providers that have them. */
   betas?: string[];
-  /** Fields the gateway does not know, forwarded to the provider unchanged. */
-  extra: Record<string, unknown>;
+  responseFormat?: ResponseFormat;
+  passThrough: PassThrough;
 }
 
 /** The text of a tool result, its images left out. */

@@ -158,12 +158,12 @@ describe('options', () => {
     assert.equal(parsed.request.maxOutputTokens, 500);
     assert.equal(parsed.request.temperature, 0.3);
     assert.equal(parsed.request.topP, 0.9);
-    assert.deepEqual(parsed.request.extra, {
-      response_format: { type: 'json_schema', json_schema: { name: 'answer', schema: { type: 'object' }, strict: true } },
+    assert.deepEqual(parsed.request.responseFormat, { type: 'json_schema', name: 'answer', schema: { type: 'object' }, strict: true });
+    assert.deepEqual(parsed.request.passThrough, { format: 'openai', fields: {
       user: 'alice',
       safety_identifier: 'hash-1',
       prompt_cache_key: 'conversation-1',
-    });
+    } });
     assert.equal(parsed.echo.store, false, 'nothing is stored, whatever the client asked');
     assert.deepEqual(parsed.echo.metadata, { ticket: '42' });
     assert.equal(parsed.echo.truncation, 'auto');

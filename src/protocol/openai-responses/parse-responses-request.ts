@@ -1,6 +1,6 @@
 import { GatewayError } from '../../errors/gateway-error.ts';
-import type { ChatRequest } from '../canonical/chat-request.ts';
-import { parseRouting } from '../openai/parse-chat-request.ts';
+import type { ChatRequest, ResponseFormat } from '../canonical/chat-request.ts';
+import { parseResponseFormat, parseRouting } from '../openai/parse-chat-request.ts';
 import { translateInput } from './parse-responses-input.ts';
 import { translateToolChoice, translateTools, type ToolOrigins } from './responses-tools.ts';
 
@@ -91,20 +91,19 @@ function reasoningOf(body: Record<string, unknown>): { effort?: Effort; sentEffo
   return { effort, sentEffort: effort ? (sent as string) : null, summary: typeof summary === 'string' ? summary : null };
 }
 
-/** `text.format` -> chat-completions `response_format` (providers without it drop it). */
-function responseFormat(text: unknown): Record<string, unknown> | undefined {
+/** `text.format` is the Responses API's response_format: the same fields, one level up. */
+function responseFormat(text: unknown): ResponseFormat | undefined {
   if (isAbsent(text)) return undefined;
   if (!isObject(text)) invalid('text must be an object');
   const format = text.format;
-  if (isAbsent(format) || (isObject(format) && format.type === 'text')) return undefined;
+  if (isAbsent(format)) return undefined;
   if (!isObject(format)) invalid('text.format must be an object');
-  if (format.type === 'json_object') return { type: 'json_object' };
-  if (format.type !== 'json_schema') invalid('text.format.type must be text, json_object or json_schema');
-  if (typeof format.name !== 'string' || !isObject(format.schema)) invalid('text.format needs name and schema for json_schema');
-  const schema: Record<string, unknown> = { name: format.name, schema: format.schema };
-  if (typeof format.description === 'string') schema.description = format.description;
-  if (typeof format.strict === 'boolean') schema.strict = format.strict;
-  return { type: 'json_schema', json_schema: schema };
+  if (format.type === 'json_schema') {
+    if (typeof format.name !== 'string' || !isObject(format.schema)) invalid('text.format needs name and schema for json_schema');
+    const { type: _type, ...spec } = format;
+    return parseResponseFormat({ type: 'json_schema', json_schema: spec }, 'text.format');
+  }
+  return parseResponseFormat(format, 'text.format');
 }
 
 function refuseStatefulFields(body: Record<string, unknown>): void {
@@ -127,7 +126,13 @@ export function parseResponsesRequest(body: unknown): ParsedResponsesRequest {
   const { tools, origins } = translateTools(body.tools);
   const reasoning = reasoningOf(body);
 
-  const request: ChatRequest = { messages, extra: {} };
+  // The Responses fields that chat completions have too, under the same names and meaning.
+  const fields: Record<string, unknown> = {};
+  for (const field of ['user', 'safety_identifier', 'prompt_cache_key']) {
+    const value = optionalString(body, field);
+    if (value !== undefined) fields[field] = value;
+  }
+  const request: ChatRequest = { messages, passThrough: { format: 'openai', fields } };
   const maxOutput = body.max_output_tokens;
   if (!isAbsent(maxOutput)) {
     if (typeof maxOutput !== 'number' || !Number.isInteger(maxOutput) || maxOutput < 1) invalid('max_output_tokens must be a positive integer');
@@ -148,11 +153,7 @@ export function parseResponsesRequest(body: unknown): ParsedResponsesRequest {
   if (reasoning.effort) request.reasoningEffort = reasoning.effort;
 
   const format = responseFormat(body.text);
-  if (format) request.extra.response_format = format;
-  for (const field of ['user', 'safety_identifier', 'prompt_cache_key']) {
-    const value = optionalString(body, field);
-    if (value !== undefined) request.extra[field] = value;
-  }
+  if (format) request.responseFormat = format;
 
   // store: true is read and ignored: nothing is stored, and the response says store: false.
   optionalBoolean(body, 'store');

@@ -39,7 +39,7 @@ test('translates every role and content part to the canonical request', () => {
   assert.deepEqual(parsed.request.stop, ['END']);
   assert.equal(parsed.request.maxOutputTokens, 20, 'max_completion_tokens wins over the deprecated max_tokens');
   assert.equal(parsed.request.reasoningEffort, 'xhigh');
-  assert.deepEqual(parsed.request.extra, { logit_bias: { 1: 2 } });
+  assert.deepEqual(parsed.request.passThrough, { format: 'openai', fields: { logit_bias: { 1: 2 } } });
   assert.deepEqual(parsed.routing, { fallback: false, allowedModels: ['a/b'] });
   assert.equal(parsed.stream, true);
   assert.equal(parsed.includeUsage, true);

@@ -4,6 +4,7 @@ import type {
   ChatRequest,
   ContentPart,
   ReasoningEffort,
+  ResponseFormat,
   ToolCall,
   ToolChoice,
   ToolDefinition,
@@ -20,7 +21,7 @@ export interface ParsedChatCompletion {
 
 const KNOWN_FIELDS = new Set([
   'model', 'messages', 'stream', 'stream_options', 'max_tokens', 'max_completion_tokens', 'tools', 'tool_choice',
-  'parallel_tool_calls', 'temperature', 'top_p', 'stop', 'reasoning_effort', 'routing',
+  'parallel_tool_calls', 'temperature', 'top_p', 'stop', 'reasoning_effort', 'routing', 'response_format',
 ]);
 
 const EFFORTS: Record<string, ReasoningEffort> = { low: 'low', medium: 'medium', xhigh: 'xhigh', high: 'xhigh' };
@@ -159,6 +160,24 @@ function stop(value: unknown): string[] | undefined {
   return invalid('stop must be a string or an array of strings');
 }
 
+/**
+ * OpenAI `response_format` (https://platform.openai.com/docs/api-reference/chat/create#response_format);
+ * `text` is the default and asks for nothing.
+ */
+export function parseResponseFormat(value: unknown, field = 'response_format'): ResponseFormat | undefined {
+  if (value === undefined || value === null) return undefined;
+  if (!isObject(value)) invalid(`${field} must be an object`);
+  if (value.type === 'text') return undefined;
+  if (value.type === 'json_object') return { type: 'json_object' };
+  if (value.type !== 'json_schema') invalid(`${field}.type must be text, json_object or json_schema`);
+  const spec = value.json_schema;
+  if (!isObject(spec) || typeof spec.name !== 'string' || !isObject(spec.schema)) invalid(`${field}.json_schema needs name and schema`);
+  const format: ResponseFormat = { type: 'json_schema', name: spec.name, schema: spec.schema };
+  if (typeof spec.description === 'string') format.description = spec.description;
+  if (typeof spec.strict === 'boolean') format.strict = spec.strict;
+  return format;
+}
+
 /** The gateway's own `routing` object, shared by every OpenAI-style wire format. */
 export function parseRouting(value: unknown): ParsedChatCompletion['routing'] {
   if (value === undefined || value === null) return { fallback: true };
@@ -187,10 +206,12 @@ export function parseChatCompletionRequest(body: unknown): ParsedChatCompletion 
     if (!reasoningEffort) invalid('reasoning_effort must be one of low, medium, xhigh');
   }
 
-  const extra: Record<string, unknown> = {};
-  for (const key in body) if (!KNOWN_FIELDS.has(key)) extra[key] = body[key];
+  const fields: Record<string, unknown> = {};
+  for (const key in body) if (!KNOWN_FIELDS.has(key)) fields[key] = body[key];
 
-  const request: ChatRequest = { messages: body.messages.map(message), extra };
+  const request: ChatRequest = { messages: body.messages.map(message), passThrough: { format: 'openai', fields } };
+  const format = parseResponseFormat(body.response_format);
+  if (format) request.responseFormat = format;
   const maxOutput = positiveInteger(body, 'max_completion_tokens') ?? positiveInteger(body, 'max_tokens');
   if (maxOutput !== undefined) request.maxOutputTokens = maxOutput;
   const toolList = tools(body.tools);

@@ -38,7 +38,7 @@ function buildConfig(baseUrl: string, timeoutMs = 2_000): { provider: ProviderCo
 
 function call(request: Partial<ChatRequest> = {}, options: Partial<ProviderCall> = {}): ProviderCall {
   return {
-    request: { messages: [{ role: 'user', content: [{ type: 'text', text: 'hi' }] }], extra: {}, ...request },
+    request: { messages: [{ role: 'user', content: [{ type: 'text', text: 'hi' }] }], passThrough: { format: 'openai', fields: {} }, ...request },
     model,
     maxOutputTokens: 4_096,
     signal: new AbortController().signal,
@@ -90,7 +90,7 @@ describe('generate', () => {
         {
           messages: [{ role: 'system', content: 'Be brief.' }, { role: 'user', content: [{ type: 'text', text: 'Weather in Paris?' }] }],
           tools: [{ name: 'get_weather', parameters: { type: 'object', properties: { city: { type: 'string' } } } }],
-          extra: { metadata: { user_id: 'u1' } },
+          passThrough: { format: 'anthropic', fields: { metadata: { user_id: 'u1' } } },
         },
         { reasoningEffort: 'low' },
       ),

@@ -10,6 +10,7 @@ import { convertFromAnthropicMessage } from './convert-from-anthropic-message.ts
 import { convertToAnthropicRequest } from './convert-to-anthropic-request.ts';
 import { AnthropicFormatError, toProviderError } from './map-anthropic-error.ts';
 import { parseAnthropicEvents } from './parse-anthropic-events.ts';
+import { answersThroughJsonTool, unwrapJsonTool, unwrapJsonToolParts } from './structured-output.ts';
 
 /** The API version this adapter's request and response shapes follow. */
 export const ANTHROPIC_VERSION = '2023-06-01';
@@ -35,7 +36,8 @@ export function createAnthropicProvider(config: ProviderConfig): ProviderAdapter
     const response = await postJson(agent, url, headersFor(headers, call), requestBody(call, false), call.signal);
     const body = await readJson(response, call.signal);
     try {
-      return convertFromAnthropicMessage(body);
+      const result = convertFromAnthropicMessage(body);
+      return answersThroughJsonTool(call.request, call.model.capabilities.structured_output === true) ? unwrapJsonTool(result) : result;
     } catch (error) {
       throw toProviderError(error, call.signal);
     }
@@ -49,7 +51,8 @@ export function createAnthropicProvider(config: ProviderConfig): ProviderAdapter
       if (!contentType.includes('text/event-stream')) {
         throw new AnthropicFormatError(`expected text/event-stream, got ${contentType || 'no content-type'}`);
       }
-      yield* convertFromAnthropicEvents(parseAnthropicEvents(parseSse(bodyChunks(response, call.signal))));
+      const parts = convertFromAnthropicEvents(parseAnthropicEvents(parseSse(bodyChunks(response, call.signal))));
+      yield* answersThroughJsonTool(call.request, call.model.capabilities.structured_output === true) ? unwrapJsonToolParts(parts) : parts;
     } catch (error) {
       throw toProviderError(error, call.signal);
     } finally {

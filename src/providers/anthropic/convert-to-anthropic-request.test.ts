@@ -7,7 +7,7 @@ const user = (text: string): ChatMessage => ({ role: 'user', content: [{ type: '
 
 function convert(request: Partial<ChatRequest>, options: Partial<AnthropicRequestInput> = {}) {
   return convertToAnthropicRequest({
-    request: { messages: [user('hi')], extra: {}, ...request },
+    request: { messages: [user('hi')], passThrough: { format: 'anthropic', fields: {} }, ...request },
     model: { upstream: 'claude-test' },
     maxOutputTokens: 4_096,
     ...options,
@@ -137,7 +137,7 @@ describe('messages', () => {
 describe('request fields', () => {
   test('maps model, max tokens, stop, sampling and copies unknown fields', () => {
     const body = convert(
-      { stop: ['END'], temperature: 0.3, topP: 0.9, extra: { top_k: 5, metadata: { user_id: 'u1' }, model: 'ignored' } },
+      { stop: ['END'], temperature: 0.3, topP: 0.9, passThrough: { format: 'anthropic', fields: { top_k: 5, metadata: { user_id: 'u1' }, model: 'ignored' } } },
       { maxOutputTokens: 1_000 },
     );
     assert.deepEqual(body, {
@@ -152,11 +152,17 @@ describe('request fields', () => {
     });
   });
 
-  test('drops OpenAI-only fields Anthropic would reject, and carries user as metadata.user_id', () => {
-    const body = convert({ extra: { seed: 7, n: 1, user: 'alice', response_format: { type: 'text' }, stream_options: { include_usage: true }, top_k: 3 } });
+  test('an OpenAI client: user becomes metadata.user_id, fields with no equivalent are dropped with a warning each', () => {
+    const warnings: string[] = [];
+    const body = convertToAnthropicRequest({
+      request: { messages: [user('hi')], passThrough: { format: 'openai', fields: { seed: 7, n: 1, user: 'alice', stream_options: { include_usage: true }, metadata: { a: 'b' } } } },
+      model: { upstream: 'claude-test' },
+      maxOutputTokens: 1_000,
+      warn: (message) => warnings.push(message),
+    });
     assert.deepEqual(body.metadata, { user_id: 'alice' });
-    assert.equal(body.top_k, 3);
-    for (const field of ['seed', 'n', 'user', 'response_format', 'stream_options']) assert.equal(field in body, false, field);
+    for (const field of ['seed', 'n', 'user', 'stream_options']) assert.equal(field in body, false, field);
+    assert.deepEqual(warnings.map((warning) => warning.split(':')[0]), ['seed', 'n', 'stream_options', 'metadata']);
   });
 
   test('maps tools with a default input schema', () => {

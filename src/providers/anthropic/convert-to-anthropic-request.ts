@@ -2,12 +2,16 @@ import type { ChatRequest, ReasoningEffort, ToolChoice, ToolDefinition } from '.
 import type { ModelConfig } from '../../config/schema.ts';
 import type { AnthropicMessagesBody, AnthropicRequestMessage, AnthropicTool, AnthropicToolChoice } from './anthropic-api-types.ts';
 import { convertToAnthropicMessages } from './convert-to-anthropic-messages.ts';
+import { passThroughFor } from '../pass-through.ts';
+import { planStructuredOutput } from './structured-output.ts';
 
 export interface AnthropicRequestInput {
   request: ChatRequest;
-  model: Pick<ModelConfig, 'upstream'>;
+  model: Pick<ModelConfig, 'upstream'> & { capabilities?: Partial<ModelConfig['capabilities']> };
   reasoningEffort?: ReasoningEffort;
   maxOutputTokens: number;
+  /** Told of each client setting dropped in translation. */
+  warn?: (message: string) => void;
 }
 
 /** Thinking budget per effort level, in tokens. */
@@ -17,37 +21,29 @@ export const THINKING_BUDGET: Readonly<Record<ReasoningEffort, number>> = { low:
 export const MIN_THINKING_BUDGET = 1_024;
 
 /**
- * Fields of the OpenAI chat-completions format that Anthropic rejects ("Extra inputs are not
- * permitted"). A chat request served by an Anthropic model drops them instead of failing;
- * every other unknown field is still forwarded.
- */
-const OPENAI_ONLY_FIELDS = new Set([
-  'n', 'seed', 'user', 'logprobs', 'top_logprobs', 'logit_bias', 'frequency_penalty', 'presence_penalty',
-  'response_format', 'stream_options', 'store', 'modalities', 'audio', 'prediction', 'web_search_options',
-  'functions', 'function_call', 'verbosity', 'prompt_cache_key', 'safety_identifier',
-]);
-
-function forwardableExtra(extra: Record<string, unknown>): Record<string, unknown> {
-  const kept: Record<string, unknown> = {};
-  for (const key in extra) if (!OPENAI_ONLY_FIELDS.has(key)) kept[key] = extra[key];
-  // OpenAI's end-user id has an Anthropic home.
-  if (typeof extra.user === 'string' && kept.metadata === undefined) kept.metadata = { user_id: extra.user };
-  return kept;
-}
-
-/**
  * Canonical request -> Messages API body (without `stream`).
  * https://docs.anthropic.com/en/api/messages
  */
 export function convertToAnthropicRequest(input: AnthropicRequestInput): AnthropicMessagesBody {
   const { request, maxOutputTokens } = input;
+  const warn = input.warn ?? (() => {});
   const { system, messages } = convertToAnthropicMessages(request.messages);
-  const tools = request.tools?.length ? request.tools.map(convertTool) : undefined;
-  const toolChoice = tools ? convertToolChoice(request.toolChoice, request.parallelToolCalls) : undefined;
+  const structured = planStructuredOutput(request, input.model.capabilities?.structured_output === true, warn);
+  let tools = request.tools?.length ? request.tools.map(convertTool) : undefined;
+  let toolChoice = tools ? convertToolChoice(request.toolChoice, request.parallelToolCalls) : undefined;
+  if (structured.kind === 'tool') {
+    tools = [...(tools ?? []), structured.tool];
+    toolChoice = structured.choice;
+  }
   const budget = thinkingBudget(input.reasoningEffort, request.reasoningBudgetTokens, maxOutputTokens, toolChoice, messages);
 
   // Unknown client fields go first, so they can add to the body but never replace what we set.
-  const body: AnthropicMessagesBody = { ...forwardableExtra(request.extra), model: input.model.upstream, max_tokens: maxOutputTokens, messages };
+  const fields = passThroughFor('anthropic', request.passThrough, warn);
+  const body: AnthropicMessagesBody = { ...fields, model: input.model.upstream, max_tokens: maxOutputTokens, messages };
+  if (structured.kind === 'output_config') {
+    const config = typeof fields.output_config === 'object' && fields.output_config !== null ? fields.output_config : {};
+    body.output_config = { ...config, format: structured.format };
+  }
   if (system !== undefined) body.system = system;
   if (tools) body.tools = tools;
   if (toolChoice) body.tool_choice = toolChoice;

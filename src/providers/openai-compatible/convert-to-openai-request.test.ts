@@ -10,7 +10,7 @@ const cache = { type: 'ephemeral' };
 
 function convert(request: Partial<ChatRequest>, stream = false) {
   const call: ProviderCall = {
-    request: { messages: [{ role: 'user', content: [{ type: 'text', text: 'hi' }] }], extra: {}, ...request },
+    request: { messages: [{ role: 'user', content: [{ type: 'text', text: 'hi' }] }], passThrough: { format: 'openai', fields: {} }, ...request },
     model,
     maxOutputTokens: 1_000,
     signal: new AbortController().signal,
@@ -19,9 +19,9 @@ function convert(request: Partial<ChatRequest>, stream = false) {
 }
 
 describe('a request that came in the Anthropic format', () => {
-  test('drops the fields only Anthropic understands and keeps the rest', () => {
+  test('translates metadata.user_id to user and drops the fields OpenAI has no equivalent for', () => {
     const body = convert({
-      extra: {
+      passThrough: { format: 'anthropic', fields: {
         metadata: { user_id: '{"session_id":"s"}' },
         context_management: { edits: [] },
         top_k: 5,
@@ -29,11 +29,11 @@ describe('a request that came in the Anthropic format', () => {
         mcp_servers: [],
         output_config: { format: {} },
         service_tier: 'standard_only',
-        seed: 7,
-      },
+      } },
     });
-    assert.deepEqual(Object.keys(body).sort(), ['max_tokens', 'messages', 'model', 'seed']);
-    assert.equal(convert({ extra: { service_tier: 'auto' } }).service_tier, 'auto');
+    assert.deepEqual(Object.keys(body).sort(), ['max_tokens', 'messages', 'model', 'user']);
+    assert.equal(body.user, '{"session_id":"s"}');
+    assert.equal(convert({ passThrough: { format: 'anthropic', fields: { service_tier: 'auto' } } }).service_tier, 'auto');
   });
 
   test('cache breakpoints and signed thinking leave no trace', () => {
@@ -91,7 +91,7 @@ describe('a request that came in the Anthropic format', () => {
 });
 
 test('an OpenAI client still gets its fields forwarded as sent', () => {
-  const body = convert({ extra: { logit_bias: { 1: 2 }, user: 'u' }, toolChoice: 'required', stop: ['x'] }, true);
+  const body = convert({ passThrough: { format: 'openai', fields: { logit_bias: { 1: 2 }, user: 'u' } }, toolChoice: 'required', stop: ['x'] }, true);
   assert.deepEqual(body.logit_bias, { 1: 2 });
   assert.equal(body.user, 'u');
   assert.equal(body.tool_choice, 'required', 'no tool was dropped, so the choice goes as asked');

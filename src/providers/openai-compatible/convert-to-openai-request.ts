@@ -1,30 +1,9 @@
-import { toolResultText, type ChatMessage, type ContentPart, type ReasoningEffort, type ToolDefinition } from '../../protocol/canonical/chat-request.ts';
+import { toolResultText, type ChatMessage, type ContentPart, type ReasoningEffort, type ResponseFormat, type ToolDefinition } from '../../protocol/canonical/chat-request.ts';
+import { passThroughFor } from '../pass-through.ts';
 import type { ProviderCall } from '../provider.ts';
 
 /** Gateway levels -> OpenAI reasoning_effort (https://platform.openai.com/docs/api-reference/chat/create). */
 const OPENAI_EFFORT: Record<ReasoningEffort, string> = { low: 'low', medium: 'medium', xhigh: 'high' };
-
-/**
- * Fields of the Anthropic Messages format that OpenAI-compatible servers reject or misread
- * (OpenAI's `metadata` is a string map for stored completions; Groq and others refuse unknown
- * fields). A Messages request served by an OpenAI-compatible model drops them instead of
- * failing; every other unknown field is still forwarded. The mirror of OPENAI_ONLY_FIELDS in
- * ../anthropic/convert-to-anthropic-request.ts.
- */
-const ANTHROPIC_ONLY_FIELDS = new Set([
-  'metadata', 'context_management', 'top_k', 'container', 'mcp_servers', 'output_config', 'thinking', 'system',
-  'stop_sequences', 'anthropic_version', 'anthropic_beta', 'betas', 'cache_control', 'inference_geo',
-]);
-
-/** service_tier values OpenAI knows; Anthropic's `standard_only` is not one. */
-const OPENAI_SERVICE_TIERS = new Set(['auto', 'default', 'flex', 'scale', 'priority']);
-
-function forwardableExtra(extra: Record<string, unknown>): Record<string, unknown> {
-  const kept: Record<string, unknown> = {};
-  for (const key in extra) if (!ANTHROPIC_ONLY_FIELDS.has(key)) kept[key] = extra[key];
-  if (kept.service_tier !== undefined && !OPENAI_SERVICE_TIERS.has(kept.service_tier as string)) delete kept.service_tier;
-  return kept;
-}
 
 function convertParts(parts: ContentPart[]): Array<Record<string, unknown>> {
   return parts.map((part) =>
@@ -88,10 +67,24 @@ function isFunctionTool(tool: ToolDefinition): boolean {
   return type === undefined || type === 'custom' || type === 'function';
 }
 
-/** Canonical call -> OpenAI chat-completions body; unknown client fields are forwarded unchanged. */
+/** https://platform.openai.com/docs/guides/structured-outputs */
+function responseFormat(format: ResponseFormat): Record<string, unknown> {
+  if (format.type === 'json_object') return { type: 'json_object' };
+  const { type: _type, ...spec } = format;
+  return { type: 'json_schema', json_schema: spec };
+}
+
+/**
+ * Canonical call -> OpenAI chat-completions body. Fields an OpenAI-format client sent that the
+ * gateway does not read are forwarded unchanged; an Anthropic client's are translated where
+ * OpenAI has an equivalent and otherwise dropped with a warning.
+ */
 export function convertToOpenAIRequest(call: ProviderCall, stream: boolean): Record<string, unknown> {
   const { request, model } = call;
-  const body: Record<string, unknown> = { ...forwardableExtra(request.extra), model: model.upstream, messages: convertMessages(request.messages) };
+  // Unknown client fields go first, so they can add to the body but never replace what we set.
+  const fields = passThroughFor('openai', request.passThrough, call.warn);
+  const body: Record<string, unknown> = { ...fields, model: model.upstream, messages: convertMessages(request.messages) };
+  if (request.responseFormat) body.response_format = responseFormat(request.responseFormat);
   // Reasoning models reject max_tokens; others (and many compatible servers) expect it.
   body[model.capabilities.reasoning ? 'max_completion_tokens' : 'max_tokens'] = call.maxOutputTokens;
   const tools = (request.tools ?? []).filter(isFunctionTool);
@@ -122,7 +115,7 @@ export function convertToOpenAIRequest(call: ProviderCall, stream: boolean): Rec
   if (stream) {
     body.stream = true;
     // Always ask for usage: billing needs it even when the client did not.
-    body.stream_options = { ...(typeof request.extra.stream_options === 'object' ? request.extra.stream_options : {}), include_usage: true };
+    body.stream_options = { ...(typeof fields.stream_options === 'object' ? fields.stream_options : {}), include_usage: true };
   }
   return body;
 }

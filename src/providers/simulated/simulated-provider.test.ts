@@ -38,7 +38,7 @@ function call(text: string, extra: Partial<ProviderCall> = {}): ProviderCall {
     request: {
       messages: [{ role: 'user', content: [{ type: 'text', text }] }],
       tools: [{ name: 'get_weather' }],
-      extra: {},
+      passThrough: { format: 'openai', fields: {} },
     },
     model,
     maxOutputTokens: 100,

@@ -1,4 +1,5 @@
 import type { QueryConfig } from 'pg';
+import { receiptColumns } from './statements.ts';
 import type { AliasRule, MemberRole, ReceiptCursor, ReceiptFilter, SessionRecord, SignInNonceRecord } from '../records.ts';
 
 /** The console's statements on PostgreSQL; named like those of statements.ts (`gateway_` + unique name per text). */
@@ -6,8 +7,6 @@ type Statement = QueryConfig<unknown[]>;
 
 const keyColumns =
   'id, account_id, name, prefix, hash, scopes, models, daily_limit_nano, rate_limit_per_minute, expires_at, revoked_at, created_at, last_used_at';
-const receiptColumns =
-  'id, request_id, account_id, key_id, key_prefix, created_at, status, endpoint, stream, requested_model, answering_model, attempts, usage, usage_estimated, prices, hold_nano, cost_nano, latency_ms, time_to_first_token_ms, error_code';
 const memberColumns = 'account_id, address, role, added_at, added_by';
 const sessionColumns = 'id, token_hash, account_id, address, created_at, expires_at, ended_at';
 

@@ -372,6 +372,57 @@ export const migrations: readonly Migration[] = [
       CREATE INDEX ledger_entries_by_account_newest ON ledger_entries (account_id, id DESC);
     `,
   },
+  {
+    version: 5,
+    name: 'receipts carry warnings: client settings a provider could not honour',
+    sql: `
+      ALTER TABLE receipts ADD COLUMN warnings jsonb NOT NULL DEFAULT '[]'::jsonb;
+      -- The same settlement as before, with the receipt's warnings; the old signature goes.
+      DROP FUNCTION gateway_record_receipt(text, text, text, text, text, timestamptz, text, text, boolean, text, text, jsonb, jsonb,
+        boolean, jsonb, bigint, bigint, double precision, double precision, text, boolean);
+      CREATE FUNCTION gateway_record_receipt(
+        p_id text, p_request_id text, p_account_id text, p_key_id text, p_key_prefix text,
+        p_created_at timestamptz, p_status text, p_endpoint text, p_stream boolean,
+        p_requested_model text, p_answering_model text, p_attempts jsonb, p_usage jsonb,
+        p_usage_estimated boolean, p_prices jsonb, p_hold_nano bigint, p_cost_nano bigint,
+        p_latency_ms double precision, p_time_to_first_token_ms double precision, p_error_code text,
+        p_touch_key boolean, p_warnings jsonb
+      ) RETURNS void
+      LANGUAGE plpgsql AS $$
+      DECLARE
+        v_day text;
+        v_month text;
+      BEGIN
+        IF p_cost_nano > 0 THEN
+          UPDATE accounts SET balance_nano = balance_nano - p_cost_nano WHERE id = p_account_id;
+        END IF;
+        INSERT INTO receipts (id, request_id, account_id, key_id, key_prefix, created_at, status, endpoint, stream,
+                              requested_model, answering_model, attempts, warnings, usage, usage_estimated, prices,
+                              hold_nano, cost_nano, latency_ms, time_to_first_token_ms, error_code)
+        VALUES (p_id, p_request_id, p_account_id, p_key_id, p_key_prefix, p_created_at, p_status, p_endpoint, p_stream,
+                p_requested_model, p_answering_model, p_attempts, p_warnings, p_usage, p_usage_estimated, p_prices,
+                p_hold_nano, p_cost_nano, p_latency_ms, p_time_to_first_token_ms, p_error_code);
+        DELETE FROM holds WHERE id = p_id RETURNING day, month INTO v_day, v_month;
+        IF p_cost_nano > 0 THEN
+          -- Without its hold (recovered, or never placed) a cost counts on the receipt's UTC day.
+          v_day := coalesce(v_day, to_char(p_created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD'));
+          v_month := coalesce(v_month, to_char(p_created_at AT TIME ZONE 'UTC', 'YYYY-MM'));
+          INSERT INTO key_daily_spend AS s (key_id, day, account_id, charged_nano)
+          VALUES (p_key_id, v_day, p_account_id, p_cost_nano)
+          ON CONFLICT (key_id, day) DO UPDATE SET charged_nano = s.charged_nano + EXCLUDED.charged_nano;
+          INSERT INTO account_monthly_spend AS s (account_id, month, charged_nano)
+          VALUES (p_account_id, v_month, p_cost_nano)
+          ON CONFLICT (account_id, month) DO UPDATE SET charged_nano = s.charged_nano + EXCLUDED.charged_nano;
+        END IF;
+        -- Never move backwards: a long stream can finish after a later request's receipt.
+        IF p_touch_key THEN
+          UPDATE api_keys SET last_used_at = p_created_at
+          WHERE id = p_key_id AND (last_used_at IS NULL OR last_used_at < p_created_at);
+        END IF;
+      END
+      $$;
+    `,
+  },
 ];
 
 /**

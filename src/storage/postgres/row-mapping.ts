@@ -55,6 +55,7 @@ export interface ReceiptRow {
   requested_model: string | null;
   answering_model: string | null;
   attempts: Attempt[];
+  warnings: string[];
   usage: Usage | null;
   usage_estimated: boolean;
   prices: AppliedPrices | null;
@@ -123,6 +124,7 @@ export function receiptFromRow(row: ReceiptRow): ReceiptRecord {
     requestedModel: row.requested_model,
     answeringModel: row.answering_model,
     attempts: row.attempts,
+    warnings: row.warnings,
     usage: row.usage,
     usageEstimated: row.usage_estimated,
     prices: row.prices,

@@ -11,8 +11,8 @@ type Statement = QueryConfig<unknown[]>;
 
 const keyColumns =
   'id, account_id, name, prefix, hash, scopes, models, daily_limit_nano, rate_limit_per_minute, expires_at, revoked_at, created_at, last_used_at';
-const receiptColumns =
-  'id, request_id, account_id, key_id, key_prefix, created_at, status, endpoint, stream, requested_model, answering_model, attempts, usage, usage_estimated, prices, hold_nano, cost_nano, latency_ms, time_to_first_token_ms, error_code';
+export const receiptColumns =
+  'id, request_id, account_id, key_id, key_prefix, created_at, status, endpoint, stream, requested_model, answering_model, attempts, warnings, usage, usage_estimated, prices, hold_nano, cost_nano, latency_ms, time_to_first_token_ms, error_code';
 const holdColumns =
   'id, request_id, account_id, key_id, key_prefix, endpoint, stream, requested_model, amount_nano, day, month, created_at, owner, expires_at';
 const fixQuoteColumns =
@@ -30,7 +30,7 @@ function named(name: string, text: string, values: unknown[]): Statement {
 }
 
 const placeHoldText = `SELECT placed, reason, remaining_nano FROM gateway_place_hold(${placeholders(15)})`;
-const recordReceiptText = `SELECT gateway_record_receipt(${placeholders(21)})`;
+const recordReceiptText = `SELECT gateway_record_receipt(${placeholders(22)})`;
 const startFixRunText = `SELECT started, reason, remaining_nano, existing_run_id FROM gateway_start_fix_run(${placeholders(25)})`;
 
 export const statements = {
@@ -87,7 +87,7 @@ export const statements = {
       receipt.id, receipt.requestId, receipt.accountId, receipt.keyId, receipt.keyPrefix, receipt.createdAt, receipt.status,
       receipt.endpoint, receipt.stream, receipt.requestedModel, receipt.answeringModel, jsonParameter(receipt.attempts),
       jsonParameter(receipt.usage), receipt.usageEstimated, jsonParameter(receipt.prices), receipt.holdNano, receipt.costNano,
-      receipt.latencyMs, receipt.timeToFirstTokenMs, receipt.errorCode, touchKey,
+      receipt.latencyMs, receipt.timeToFirstTokenMs, receipt.errorCode, touchKey, jsonParameter(receipt.warnings),
     ]),
   receipt: (accountId: string, id: string) =>
     named('receipt', `SELECT ${receiptColumns} FROM receipts WHERE account_id = $1 AND id = $2`, [accountId, id]),

@@ -1,11 +1,10 @@
 import type { Database, Statement } from 'better-sqlite3';
 import type { ReceiptCursor, ReceiptFilter } from '../records.ts';
+import { receiptColumns } from './statements.ts';
 import type { AliasRuleRow, ApiKeyRow, AuditRow, FundsRow, MemberRow, ReceiptRow, SessionRow, SignInNonceRow } from './row-mapping.ts';
 
 const keyColumns =
   'id, account_id, name, prefix, hash, scopes, models, daily_limit_nano, rate_limit_per_minute, expires_at, revoked_at, created_at, last_used_at';
-const receiptColumns =
-  'id, request_id, account_id, key_id, key_prefix, created_at, status, endpoint, stream, requested_model, answering_model, attempts, usage, usage_estimated, prices, hold_nano, cost_nano, latency_ms, time_to_first_token_ms, error_code';
 const memberColumns = 'account_id, address, role, added_at, added_by';
 const sessionColumns = 'id, token_hash, account_id, address, created_at, expires_at, ended_at';
 const aliasRuleColumns = 'account_id, alias, candidates, reasoning, updated_at, updated_by';

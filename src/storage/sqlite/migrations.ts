@@ -233,6 +233,11 @@ export const migrations: readonly Migration[] = [
       CREATE INDEX receipts_by_key_newest ON receipts (account_id, key_id, created_at DESC, id DESC);
     `,
   },
+  {
+    version: 6,
+    name: 'receipts carry warnings: client settings a provider could not honour',
+    sql: `ALTER TABLE receipts ADD COLUMN warnings TEXT NOT NULL DEFAULT '[]';`,
+  },
 ];
 
 /**

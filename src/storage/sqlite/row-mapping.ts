@@ -50,6 +50,7 @@ export interface ReceiptRow {
   requested_model: string | null;
   answering_model: string | null;
   attempts: string;
+  warnings: string;
   usage: string | null;
   usage_estimated: number;
   prices: string | null;
@@ -127,6 +128,7 @@ export function receiptToRow(receipt: ReceiptRecord): ReceiptRow {
     requested_model: receipt.requestedModel,
     answering_model: receipt.answeringModel,
     attempts: JSON.stringify(receipt.attempts),
+    warnings: JSON.stringify(receipt.warnings),
     usage: jsonOrNull(receipt.usage),
     usage_estimated: receipt.usageEstimated ? 1 : 0,
     prices: jsonOrNull(receipt.prices),
@@ -152,6 +154,7 @@ export function receiptFromRow(row: ReceiptRow): ReceiptRecord {
     requestedModel: row.requested_model,
     answeringModel: row.answering_model,
     attempts: JSON.parse(row.attempts) as Attempt[],
+    warnings: JSON.parse(row.warnings) as string[],
     usage: parseOrNull<Usage>(row.usage),
     usageEstimated: row.usage_estimated === 1,
     prices: parseOrNull<AppliedPrices>(row.prices),

@@ -3,8 +3,8 @@ import type { ApiKeyRow, AuditRow, FixQuoteRow, FixRunEventRow, FixRunRow, Recei
 
 const keyColumns =
   'id, account_id, name, prefix, hash, scopes, models, daily_limit_nano, rate_limit_per_minute, expires_at, revoked_at, created_at, last_used_at';
-const receiptColumns =
-  'id, request_id, account_id, key_id, key_prefix, created_at, status, endpoint, stream, requested_model, answering_model, attempts, usage, usage_estimated, prices, hold_nano, cost_nano, latency_ms, time_to_first_token_ms, error_code';
+export const receiptColumns =
+  'id, request_id, account_id, key_id, key_prefix, created_at, status, endpoint, stream, requested_model, answering_model, attempts, warnings, usage, usage_estimated, prices, hold_nano, cost_nano, latency_ms, time_to_first_token_ms, error_code';
 const fixQuoteColumns =
   'id, account_id, key_id, agent, tier, input, input_tokens, estimated_cost_nano, max_cost_nano, step_budget, created_at, expires_at';
 const fixRunColumns =
