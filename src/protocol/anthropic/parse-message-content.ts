@@ -1,18 +1,11 @@
-import { GatewayError } from '../../errors/gateway-error.ts';
 import type { CacheControl, ChatMessage, ContentPart, ReasoningBlock, ToolCall } from '../canonical/chat-request.ts';
+import { invalid, isObject } from '../read-fields.ts';
 
 /**
  * Anthropic `system` and `messages` -> canonical messages. Cache breakpoints, signed thinking
  * and tool-result images are kept so an Anthropic model gets them back unchanged.
  * https://docs.anthropic.com/en/api/messages#body-messages
  */
-
-export function invalid(message: string): never {
-  throw new GatewayError('invalid_request', message);
-}
-
-export const isObject = (value: unknown): value is Record<string, unknown> =>
-  typeof value === 'object' && value !== null && !Array.isArray(value);
 
 function cacheControlOf(block: Record<string, unknown>, at: string): CacheControl | undefined {
   const value = block.cache_control;

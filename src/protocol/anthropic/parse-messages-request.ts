@@ -1,6 +1,7 @@
 import type { ChatRequest, ReasoningEffort, ResponseFormat, ToolChoice, ToolDefinition } from '../canonical/chat-request.ts';
-import { parseRouting } from '../openai/parse-chat-request.ts';
-import { convertMessage, invalid, isObject, systemMessages } from './parse-message-content.ts';
+import { parseRouting } from '../parse-routing.ts';
+import { convertMessage, systemMessages } from './parse-message-content.ts';
+import { invalid, isObject, optionalNumber, positiveInteger } from '../read-fields.ts';
 
 /** What the gateway itself reads from an Anthropic Messages body, beside the canonical request. */
 export interface ParsedMessagesRequest {
@@ -25,19 +26,6 @@ function effortOfBudget(budget: number): ReasoningEffort {
   if (budget < 4_096) return 'low';
   if (budget < 16_384) return 'medium';
   return 'xhigh';
-}
-
-function optionalNumber(body: Record<string, unknown>, field: string): number | undefined {
-  const value = body[field];
-  if (value === undefined || value === null) return undefined;
-  if (typeof value !== 'number' || !Number.isFinite(value)) invalid(`${field} must be a number`);
-  return value;
-}
-
-function positiveInteger(value: unknown, field: string): number | undefined {
-  if (value === undefined || value === null) return undefined;
-  if (typeof value !== 'number' || !Number.isInteger(value) || value < 1) invalid(`${field} must be a positive integer`);
-  return value;
 }
 
 function tools(value: unknown): ToolDefinition[] | undefined {
@@ -164,9 +152,9 @@ export function parseMessagesRequest(body: unknown, options: { betas?: string[] 
   const { choice, parallel } = toolChoice(body.tool_choice);
   if (choice) request.toolChoice = choice;
   if (parallel !== undefined) request.parallelToolCalls = parallel;
-  const temperature = optionalNumber(body, 'temperature');
+  const temperature = optionalNumber(body.temperature, 'temperature');
   if (temperature !== undefined) request.temperature = temperature;
-  const topP = optionalNumber(body, 'top_p');
+  const topP = optionalNumber(body.top_p, 'top_p');
   if (topP !== undefined) request.topP = topP;
   const topK = body.top_k;
   if (topK !== undefined && topK !== null && (typeof topK !== 'number' || !Number.isInteger(topK) || topK < 0)) invalid('top_k must be a non-negative integer');

@@ -1,6 +1,6 @@
-import { GatewayError } from '../../errors/gateway-error.ts';
 import type { ChatMessage, ContentPart, TextPart, ToolCall } from '../canonical/chat-request.ts';
 import { canonicalToolName } from './responses-tools.ts';
+import { invalid, isObject } from '../read-fields.ts';
 
 /**
  * Responses API `input` -> canonical messages.
@@ -13,13 +13,6 @@ import { canonicalToolName } from './responses-tools.ts';
  * tools (web search, local shell...). References to stored objects cannot be resolved and are
  * refused: `item_reference`, `file_id` images and files.
  */
-
-function invalid(message: string): never {
-  throw new GatewayError('invalid_request', message);
-}
-
-const isObject = (value: unknown): value is Record<string, unknown> =>
-  typeof value === 'object' && value !== null && !Array.isArray(value);
 
 const TEXT_PART_TYPES = new Set(['input_text', 'output_text', 'text', 'summary_text', 'reasoning_text']);
 

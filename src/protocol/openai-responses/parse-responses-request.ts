@@ -1,8 +1,11 @@
-import { GatewayError } from '../../errors/gateway-error.ts';
 import type { ChatRequest, ResponseFormat } from '../canonical/chat-request.ts';
-import { parseResponseFormat, parseRouting } from '../openai/parse-chat-request.ts';
+import { parseResponseFormat } from '../openai/parse-chat-request.ts';
+import { parseRouting } from '../parse-routing.ts';
 import { translateInput } from './parse-responses-input.ts';
+import { refuseStatefulFields } from './refuse-stateful-fields.ts';
+import { responseEcho } from './responses-echo.ts';
 import { translateToolChoice, translateTools, type ToolOrigins } from './responses-tools.ts';
+import { invalid, isAbsent, isObject, optionalBoolean, optionalNumber, optionalString } from '../read-fields.ts';
 
 /**
  * POST /v1/responses body -> canonical request, for any candidate model.
@@ -39,43 +42,6 @@ const EFFORTS: Record<string, Effort> = {
   xhigh: 'xhigh',
 };
 
-/** Fields that only make sense with server-side state. */
-const STATEFUL_FIELDS: Record<string, string> = {
-  previous_response_id: 'previous_response_id needs stored responses; the gateway is stateless: send the whole conversation in input (with store: false)',
-  conversation: 'conversation needs stored conversations; the gateway is stateless: send the whole conversation in input',
-  prompt: 'prompt templates are stored objects; the gateway is stateless: send instructions and input instead',
-};
-
-function invalid(message: string): never {
-  throw new GatewayError('invalid_request', message);
-}
-
-const isObject = (value: unknown): value is Record<string, unknown> =>
-  typeof value === 'object' && value !== null && !Array.isArray(value);
-
-const isAbsent = (value: unknown): value is undefined | null => value === undefined || value === null;
-
-function optionalNumber(body: Record<string, unknown>, field: string): number | undefined {
-  const value = body[field];
-  if (isAbsent(value)) return undefined;
-  if (typeof value !== 'number' || !Number.isFinite(value)) invalid(`${field} must be a number`);
-  return value;
-}
-
-function optionalBoolean(body: Record<string, unknown>, field: string): boolean | undefined {
-  const value = body[field];
-  if (isAbsent(value)) return undefined;
-  if (typeof value !== 'boolean') invalid(`${field} must be a boolean`);
-  return value;
-}
-
-function optionalString(body: Record<string, unknown>, field: string): string | undefined {
-  const value = body[field];
-  if (isAbsent(value)) return undefined;
-  if (typeof value !== 'string') invalid(`${field} must be a string`);
-  return value;
-}
-
 function reasoningOf(body: Record<string, unknown>): { effort?: Effort; sentEffort: string | null; summary: string | null } {
   const reasoning = body.reasoning;
   if (isAbsent(reasoning)) return { sentEffort: null, summary: null };
@@ -106,11 +72,6 @@ function responseFormat(text: unknown): ResponseFormat | undefined {
   return parseResponseFormat(format, 'text.format');
 }
 
-function refuseStatefulFields(body: Record<string, unknown>): void {
-  for (const [field, message] of Object.entries(STATEFUL_FIELDS)) if (!isAbsent(body[field])) invalid(message);
-  if (body.background === true) invalid('background responses are stored and polled; the gateway is stateless: stream instead');
-}
-
 /** Validate a Responses API body and translate it to the canonical request. */
 export function parseResponsesRequest(body: unknown): ParsedResponsesRequest {
   if (!isObject(body)) invalid('the body must be a JSON object');
@@ -118,7 +79,7 @@ export function parseResponsesRequest(body: unknown): ParsedResponsesRequest {
   if (isAbsent(body.input) || (Array.isArray(body.input) && body.input.length === 0)) invalid('input is required and must not be empty');
   refuseStatefulFields(body);
 
-  const instructions = optionalString(body, 'instructions');
+  const instructions = optionalString(body.instructions, 'instructions');
   const messages = translateInput(body.input, instructions);
   if (!messages.some((message) => message.role !== 'system' && message.role !== 'developer')) {
     invalid('input has no message or tool output for the model to answer');
@@ -129,7 +90,7 @@ export function parseResponsesRequest(body: unknown): ParsedResponsesRequest {
   // The Responses fields that chat completions have too, under the same names and meaning.
   const fields: Record<string, unknown> = {};
   for (const field of ['user', 'safety_identifier', 'prompt_cache_key']) {
-    const value = optionalString(body, field);
+    const value = optionalString(body[field], field);
     if (value !== undefined) fields[field] = value;
   }
   const request: ChatRequest = { messages, passThrough: { format: 'openai', fields } };
@@ -139,16 +100,16 @@ export function parseResponsesRequest(body: unknown): ParsedResponsesRequest {
     request.maxOutputTokens = maxOutput;
   }
   const choice = translateToolChoice(body.tool_choice);
-  const parallel = optionalBoolean(body, 'parallel_tool_calls');
+  const parallel = optionalBoolean(body.parallel_tool_calls, 'parallel_tool_calls');
   // Without tools, a tool_choice would make providers refuse the request.
   if (tools.length) {
     request.tools = tools;
     if (choice) request.toolChoice = choice;
     if (parallel !== undefined) request.parallelToolCalls = parallel;
   }
-  const temperature = optionalNumber(body, 'temperature');
+  const temperature = optionalNumber(body.temperature, 'temperature');
   if (temperature !== undefined) request.temperature = temperature;
-  const topP = optionalNumber(body, 'top_p');
+  const topP = optionalNumber(body.top_p, 'top_p');
   if (topP !== undefined) request.topP = topP;
   if (reasoning.effort) request.reasoningEffort = reasoning.effort;
 
@@ -156,31 +117,14 @@ export function parseResponsesRequest(body: unknown): ParsedResponsesRequest {
   if (format) request.responseFormat = format;
 
   // store: true is read and ignored: nothing is stored, and the response says store: false.
-  optionalBoolean(body, 'store');
-  const metadata = body.metadata;
+  optionalBoolean(body.store, 'store');
   return {
     model: body.model,
-    stream: optionalBoolean(body, 'stream') ?? false,
+    stream: optionalBoolean(body.stream, 'stream') ?? false,
     routing: parseRouting(body.routing),
     request,
     toolOrigins: origins,
     reasoningSummary: reasoning.summary !== null,
-    echo: {
-      instructions: instructions ?? null,
-      max_output_tokens: request.maxOutputTokens ?? null,
-      parallel_tool_calls: parallel ?? true,
-      previous_response_id: null,
-      reasoning: { effort: reasoning.sentEffort, summary: reasoning.summary },
-      store: false,
-      temperature: temperature ?? null,
-      text: isObject(body.text) ? body.text : { format: { type: 'text' } },
-      tool_choice: body.tool_choice ?? 'auto',
-      tools: Array.isArray(body.tools) ? body.tools : [],
-      top_p: topP ?? null,
-      truncation: body.truncation === 'auto' ? 'auto' : 'disabled',
-      metadata: isObject(metadata) ? metadata : {},
-      ...(typeof body.user === 'string' ? { user: body.user } : {}),
-      ...(typeof body.prompt_cache_key === 'string' ? { prompt_cache_key: body.prompt_cache_key } : {}),
-    },
+    echo: responseEcho(body, { instructions, maxOutputTokens: request.maxOutputTokens, parallel, reasoning, temperature, topP }),
   };
 }

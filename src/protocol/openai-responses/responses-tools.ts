@@ -1,5 +1,5 @@
-import { GatewayError } from '../../errors/gateway-error.ts';
 import type { ToolChoice, ToolDefinition } from '../canonical/chat-request.ts';
+import { invalid, isObject } from '../read-fields.ts';
 
 /**
  * Responses API tools -> canonical function tools, and back for the calls the model makes.
@@ -23,13 +23,6 @@ export interface ToolOrigin {
 export type ToolOrigins = ReadonlyMap<string, ToolOrigin>;
 
 export const NAMESPACE_SEPARATOR = '__';
-
-function invalid(message: string): never {
-  throw new GatewayError('invalid_request', message);
-}
-
-const isObject = (value: unknown): value is Record<string, unknown> =>
-  typeof value === 'object' && value !== null && !Array.isArray(value);
 
 /** The canonical (provider-facing) name of a client tool. */
 export function canonicalToolName(name: string, namespace?: string): string {

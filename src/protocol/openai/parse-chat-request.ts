@@ -1,4 +1,4 @@
-import { GatewayError } from '../../errors/gateway-error.ts';
+import { parseRouting } from '../parse-routing.ts';
 import type {
   ChatMessage,
   ChatRequest,
@@ -9,6 +9,7 @@ import type {
   ToolChoice,
   ToolDefinition,
 } from '../canonical/chat-request.ts';
+import { invalid, isObject, optionalBoolean, optionalNumber, positiveInteger } from '../read-fields.ts';
 
 /** What the gateway itself reads from an OpenAI chat-completions body, beside the canonical request. */
 export interface ParsedChatCompletion {
@@ -25,33 +26,6 @@ const KNOWN_FIELDS = new Set([
 ]);
 
 const EFFORTS: Record<string, ReasoningEffort> = { low: 'low', medium: 'medium', xhigh: 'xhigh', high: 'xhigh' };
-
-function invalid(message: string): never {
-  throw new GatewayError('invalid_request', message);
-}
-
-const isObject = (value: unknown): value is Record<string, unknown> =>
-  typeof value === 'object' && value !== null && !Array.isArray(value);
-
-function optionalNumber(body: Record<string, unknown>, field: string): number | undefined {
-  const value = body[field];
-  if (value === undefined || value === null) return undefined;
-  if (typeof value !== 'number' || !Number.isFinite(value)) invalid(`${field} must be a number`);
-  return value;
-}
-
-function optionalBoolean(value: unknown, field: string): boolean | undefined {
-  if (value === undefined || value === null) return undefined;
-  if (typeof value !== 'boolean') invalid(`${field} must be a boolean`);
-  return value;
-}
-
-function positiveInteger(body: Record<string, unknown>, field: string): number | undefined {
-  const value = body[field];
-  if (value === undefined || value === null) return undefined;
-  if (typeof value !== 'number' || !Number.isInteger(value) || value < 1) invalid(`${field} must be a positive integer`);
-  return value;
-}
 
 function textOf(content: unknown, field: string): string {
   if (typeof content === 'string') return content;
@@ -178,19 +152,6 @@ export function parseResponseFormat(value: unknown, field = 'response_format'): 
   return format;
 }
 
-/** The gateway's own `routing` object, shared by every OpenAI-style wire format. */
-export function parseRouting(value: unknown): ParsedChatCompletion['routing'] {
-  if (value === undefined || value === null) return { fallback: true };
-  if (!isObject(value)) invalid('routing must be an object');
-  const fallback = optionalBoolean(value.fallback, 'routing.fallback') ?? true;
-  const allowed = value.allowed_models;
-  if (allowed === undefined || allowed === null) return { fallback };
-  if (!Array.isArray(allowed) || !allowed.every((entry) => typeof entry === 'string')) {
-    invalid('routing.allowed_models must be an array of model ids');
-  }
-  return { fallback, allowedModels: allowed };
-}
-
 /** Validate an OpenAI chat-completions body and translate it to the canonical request. */
 export function parseChatCompletionRequest(body: unknown): ParsedChatCompletion {
   if (!isObject(body)) invalid('the body must be a JSON object');
@@ -212,7 +173,7 @@ export function parseChatCompletionRequest(body: unknown): ParsedChatCompletion 
   const request: ChatRequest = { messages: body.messages.map(message), passThrough: { format: 'openai', fields } };
   const format = parseResponseFormat(body.response_format);
   if (format) request.responseFormat = format;
-  const maxOutput = positiveInteger(body, 'max_completion_tokens') ?? positiveInteger(body, 'max_tokens');
+  const maxOutput = positiveInteger(body.max_completion_tokens, 'max_completion_tokens') ?? positiveInteger(body.max_tokens, 'max_tokens');
   if (maxOutput !== undefined) request.maxOutputTokens = maxOutput;
   const toolList = tools(body.tools);
   if (toolList) request.tools = toolList;
@@ -220,9 +181,9 @@ export function parseChatCompletionRequest(body: unknown): ParsedChatCompletion 
   if (choice) request.toolChoice = choice;
   const parallel = optionalBoolean(body.parallel_tool_calls, 'parallel_tool_calls');
   if (parallel !== undefined) request.parallelToolCalls = parallel;
-  const temperature = optionalNumber(body, 'temperature');
+  const temperature = optionalNumber(body.temperature, 'temperature');
   if (temperature !== undefined) request.temperature = temperature;
-  const topP = optionalNumber(body, 'top_p');
+  const topP = optionalNumber(body.top_p, 'top_p');
   if (topP !== undefined) request.topP = topP;
   const stopList = stop(body.stop);
   if (stopList) request.stop = stopList;
