@@ -4,7 +4,7 @@ import { requireModelAllowed, requireScope } from '../auth/key-authenticator.ts'
 import { estimateUsage } from '../billing/usage-estimate.ts';
 import { outputCapFor, worstCaseCost } from '../billing/worst-case.ts';
 import type { ModelConfig } from '../config/schema.ts';
-import { GatewayError, toGatewayError } from '../errors/gateway-error.ts';
+import type { GatewayError } from '../errors/gateway-error.ts';
 import type { ChatRequest } from '../protocol/canonical/chat-request.ts';
 import type { ChatResult, Usage } from '../protocol/canonical/chat-result.ts';
 import type { StreamPart } from '../protocol/canonical/stream-part.ts';
@@ -14,6 +14,8 @@ import { planRoute, type RoutingOptions } from '../routing/plan-route.ts';
 import type { MeteredRequest } from '../billing/request-meter.ts';
 import type { GatewayDeps } from './gateway-deps.ts';
 import { SseWriter } from './sse-writer.ts';
+import { StreamedAnswer } from '../billing/streamed-answer.ts';
+import { midStreamError } from '../routing/mid-stream-error.ts';
 
 /** What every chat wire format parses into. */
 export interface ParsedChat {
@@ -136,22 +138,6 @@ function answerText(result: ChatResult): string {
   return result.content + (result.reasoning ?? '') + result.toolCalls.map((call) => call.name + call.arguments).join('');
 }
 
-function partText(part: StreamPart): string {
-  switch (part.type) {
-    case 'text-delta':
-    case 'reasoning-delta':
-      return part.text;
-    case 'tool-call-start':
-      return part.name;
-    case 'tool-call-delta':
-      return part.argumentsDelta;
-    case 'reasoning-signature':
-    case 'reasoning-redacted':
-    case 'finish':
-      return '';
-  }
-}
-
 /**
  * Streaming: candidates are tried until one yields its first part (an error before that is
  * an ordinary JSON error response). From then on the stream belongs to that model: a failure
@@ -167,43 +153,30 @@ async function streamAnswer<Parsed extends ParsedChat>(turn: ChatTurn<Parsed>): 
   const writer = new SseWriter(reply.raw);
   writer.open({ ...(reply.getHeaders() as Record<string, string>), 'x-svc-model': opened.model.id });
 
-  let forwarded = '';
-  let reported: Usage | undefined;
-  const attempt = { model: opened.model.id, latencyMs: 0 };
+  const answer = new StreamedAnswer(metered, opened.model, parsed.request, opened.startedAt);
   try {
     await writer.write(encoder.start());
     let part = opened.first;
     while (part.type !== 'finish') {
-      forwarded += partText(part);
+      answer.forwarded(part);
       await writer.write(encoder.part(part));
       const next = await opened.rest.next();
       if (next.done) throw new ProviderError('unavailable', 'the provider stream ended before it finished');
       part = next.value;
     }
-    reported = part.usage;
     // Let the adapter finish reading its upstream body (keeps the connection reusable).
     void opened.rest.return?.();
     await writer.write(encoder.part(part));
-    const usage = reported ?? estimateUsage(parsed.request, opened.model, forwarded);
-    metered.answeredBy(opened.model, usage, !reported);
-    metered.attempts.push({ ...attempt, outcome: 'succeeded', latencyMs: Date.now() - opened.startedAt });
-    await metered.settle('succeeded', null);
+    const usage = await answer.succeeded(part.usage);
     await writer.write(encoder.end(usage));
   } catch (error) {
     void opened.rest.return?.();
-    const latencyMs = Date.now() - opened.startedAt;
-    if (!metered.hasAnswer) metered.answeredBy(opened.model, estimateUsage(parsed.request, opened.model, forwarded), true);
     if (caller.signal.aborted) {
-      metered.attempts.push({ ...attempt, outcome: 'cancelled', errorCode: 'request_cancelled', latencyMs });
-      await metered.settle('cancelled', 'request_cancelled');
+      await answer.cancelled();
     } else {
-      const failure =
-        error instanceof ProviderError
-          ? new GatewayError('provider_unavailable', `${opened.model.id} failed after the answer began: ${error.message}`)
-          : toGatewayError(error);
+      const failure = midStreamError(opened.model, error);
       if (failure.code === 'internal_error') request.log.error({ err: error, requestId: request.requestId }, 'stream failed');
-      metered.attempts.push({ ...attempt, outcome: 'failed', errorCode: failure.code, detail: failure.message, latencyMs });
-      await metered.settle('failed', failure.code);
+      await answer.failed(failure);
       await writer.write(encoder.fail(failure, request.requestId));
     }
   } finally {

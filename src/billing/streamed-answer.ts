@@ -1,0 +1,80 @@
+import type { ModelConfig } from '../config/schema.ts';
+import type { GatewayError } from '../errors/gateway-error.ts';
+import type { ChatRequest } from '../protocol/canonical/chat-request.ts';
+import type { Usage } from '../protocol/canonical/chat-result.ts';
+import type { StreamPart } from '../protocol/canonical/stream-part.ts';
+import type { MeteredRequest } from './request-meter.ts';
+import { estimateUsage } from './usage-estimate.ts';
+
+/** The text a part carries to the client, for a fair count when the provider never reports usage. */
+function partText(part: StreamPart): string {
+  switch (part.type) {
+    case 'text-delta':
+    case 'reasoning-delta':
+      return part.text;
+    case 'tool-call-start':
+      return part.name;
+    case 'tool-call-delta':
+      return part.argumentsDelta;
+    case 'reasoning-signature':
+    case 'reasoning-redacted':
+    case 'finish':
+      return '';
+  }
+}
+
+/**
+ * The outcome of one streamed answer, kept as it goes: what was forwarded, then exactly one
+ * ending (succeeded, cancelled or failed) that charges the usage the provider reported, else a
+ * fair estimate of the prompt and what was forwarded, records the attempt and settles.
+ */
+export class StreamedAnswer {
+  private forwardedText = '';
+
+  constructor(
+    private readonly metered: MeteredRequest,
+    private readonly model: ModelConfig,
+    private readonly request: ChatRequest,
+    private readonly startedAt: number,
+  ) {}
+
+  forwarded(part: StreamPart): void {
+    this.forwardedText += partText(part);
+  }
+
+  /** The stream finished: returns the usage charged (reported, else estimated). */
+  async succeeded(reported: Usage | undefined): Promise<Usage> {
+    const usage = reported ?? estimateUsage(this.request, this.model, this.forwardedText);
+    this.metered.answeredBy(this.model, usage, !reported);
+    this.record('succeeded');
+    await this.metered.settle('succeeded', null);
+    return usage;
+  }
+
+  /** The client left: what was generated so far is charged. */
+  async cancelled(): Promise<void> {
+    this.chargeWhatWasSent();
+    this.record('cancelled', 'request_cancelled');
+    await this.metered.settle('cancelled', 'request_cancelled');
+  }
+
+  async failed(error: GatewayError): Promise<void> {
+    this.chargeWhatWasSent();
+    this.record('failed', error.code, error.message);
+    await this.metered.settle('failed', error.code);
+  }
+
+  private chargeWhatWasSent(): void {
+    if (!this.metered.hasAnswer) this.metered.answeredBy(this.model, estimateUsage(this.request, this.model, this.forwardedText), true);
+  }
+
+  private record(outcome: 'succeeded' | 'failed' | 'cancelled', errorCode?: string, detail?: string): void {
+    this.metered.attempts.push({
+      model: this.model.id,
+      outcome,
+      ...(errorCode ? { errorCode } : {}),
+      ...(detail ? { detail } : {}),
+      latencyMs: Date.now() - this.startedAt,
+    });
+  }
+}
