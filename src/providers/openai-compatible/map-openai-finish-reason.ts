@@ -1,7 +1,12 @@
 import type { FinishReason } from '../../protocol/canonical/chat-result.ts';
 
-/** https://platform.openai.com/docs/api-reference/chat/object#chat/object-choices */
-export function mapOpenAIFinishReason(reason: unknown): FinishReason {
+/**
+ * OpenAI finish_reason -> canonical. An answer that called tools finishes with tool_calls
+ * even when the server said `stop`, as Ollama before 0.5.8, Gemini's compatible endpoint
+ * and some gpt-4o snapshots do when streaming: clients only run tools on tool_calls.
+ * https://platform.openai.com/docs/api-reference/chat/object#chat/object-choices
+ */
+export function mapOpenAIFinishReason(reason: unknown, calledTools = false): FinishReason {
   switch (reason) {
     case 'length':
       return 'length';
@@ -11,6 +16,7 @@ export function mapOpenAIFinishReason(reason: unknown): FinishReason {
     case 'content_filter':
       return 'content_filter';
     default:
-      return 'stop';
+      // stop, eos (some vLLM builds), null, and values added after this was written.
+      return calledTools ? 'tool_calls' : 'stop';
   }
 }

@@ -2,13 +2,13 @@ import type { ProviderConfig } from '../../config/schema.ts';
 import type { ChatResult } from '../../protocol/canonical/chat-result.ts';
 import type { StreamPart } from '../../protocol/canonical/stream-part.ts';
 import type { ProviderAdapter, ProviderCall } from '../provider.ts';
-import { ProviderError } from '../provider-error.ts';
 import { parseSse } from '../sse/parse-sse.ts';
-import { bodyChunks, createUpstreamAgent, postJson, readJson } from '../upstream-http.ts';
+import { bodyChunks, createUpstreamAgent, postJson, readJson, transportFailure } from '../upstream-http.ts';
+import { convertFromOpenAIChunks } from './convert-from-openai-chunks.ts';
+import { convertFromOpenAIResponse } from './convert-from-openai-response.ts';
 import { convertToOpenAIRequest } from './convert-to-openai-request.ts';
-import { mapOpenAIFinishReason } from './map-openai-finish-reason.ts';
-import { parseOpenAIUsage } from './parse-openai-usage.ts';
-import { OpenAIStreamMapper } from './openai-stream-mapper.ts';
+import { invalidResponse } from './map-openai-error.ts';
+import { parseOpenAIChunks } from './parse-openai-chunks.ts';
 
 /** Any server speaking OpenAI chat completions: OpenAI, vLLM, Ollama, llama.cpp, Groq, Together, OpenRouter... */
 export function createOpenAICompatibleProvider(config: ProviderConfig): ProviderAdapter {
@@ -19,50 +19,27 @@ export function createOpenAICompatibleProvider(config: ProviderConfig): Provider
 
   async function generate(call: ProviderCall): Promise<ChatResult> {
     const response = await postJson(agent, url, headers, convertToOpenAIRequest(call, false), call.signal);
-    const body = (await readJson(response, call.signal)) as Record<string, any>;
-    const choice = Array.isArray(body?.choices) ? body.choices[0] : undefined;
-    const message = choice?.message;
-    if (typeof message !== 'object' || message === null) {
-      throw new ProviderError('invalid_response', 'the provider answer has no choices[0].message');
-    }
-    const toolCalls = Array.isArray(message.tool_calls) ? message.tool_calls : [];
-    const result: ChatResult = {
-      content: typeof message.content === 'string' ? message.content : '',
-      toolCalls: toolCalls.map((call: any) => ({
-        id: String(call?.id ?? ''),
-        name: String(call?.function?.name ?? ''),
-        arguments: typeof call?.function?.arguments === 'string' ? call.function.arguments : '',
-      })),
-      finishReason: mapOpenAIFinishReason(choice.finish_reason),
-    };
-    const reasoning = message.reasoning_content ?? message.reasoning;
-    if (typeof reasoning === 'string' && reasoning) result.reasoning = reasoning;
-    const usage = parseOpenAIUsage(body.usage);
-    if (usage) result.usage = usage;
-    return result;
+    return convertFromOpenAIResponse(await readJson(response, call.signal));
   }
 
+  /** An async generator, so the request and its status check run on the first next(). */
   async function* stream(call: ProviderCall): AsyncGenerator<StreamPart> {
     const response = await postJson(agent, url, headers, convertToOpenAIRequest(call, true), call.signal);
-    const mapper = new OpenAIStreamMapper();
-    let done = false;
-    // Read to the end of the body even after [DONE]: leaving early destroys it, which costs
-    // an error object per stream and can cost the keep-alive connection.
-    for await (const event of parseSse(bodyChunks(response, call.signal))) {
-      if (done) continue;
-      if (event.data === '[DONE]') {
-        done = true;
-        continue;
-      }
-      let chunk: unknown;
-      try {
-        chunk = JSON.parse(event.data);
-      } catch {
-        throw new ProviderError('invalid_response', 'the provider sent a stream event that is not JSON');
-      }
-      yield* mapper.map(chunk);
+    try {
+      // A server that ignored `stream: true` answers with one JSON body; that is not a stream.
+      const contentType = String(response.headers['content-type'] ?? '');
+      if (contentType.includes('application/json')) throw invalidResponse(`expected text/event-stream, got ${contentType}`);
+      yield* convertFromOpenAIChunks(parseOpenAIChunks(parseSse(bodyChunks(response, call.signal))));
+    } catch (error) {
+      // The caller's own abort wins over whatever the pipeline made of it.
+      throw call.signal.aborted ? transportFailure(error, call.signal) : error;
+    } finally {
+      // Closes the upstream connection on every early exit (an error, the consumer's return());
+      // a no-op once the body was read to its end, which keeps the connection for reuse.
+      // undici reports an early close as an 'error' event that nobody is left to hear.
+      response.body.on('error', () => {});
+      response.body.destroy();
     }
-    yield mapper.finish();
   }
 
   return { generate, stream, close: () => agent.close() };

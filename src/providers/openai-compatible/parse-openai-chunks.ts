@@ -1,0 +1,31 @@
+import type { SseEvent } from '../sse/parse-sse.ts';
+import { isRecord, type OpenAIChatCompletion } from './openai-api-types.ts';
+import { invalidResponse, providerFailedError } from './map-openai-error.ts';
+
+/**
+ * SSE events -> chat.completion.chunk objects, up to `data: [DONE]`. Keeps reading after it:
+ * draining the body is what lets the keep-alive connection be reused. An `event: error`
+ * (and any chunk carrying `error`) ends the stream as a provider failure.
+ * https://platform.openai.com/docs/api-reference/chat-streaming
+ */
+export async function* parseOpenAIChunks(events: AsyncIterable<SseEvent>): AsyncGenerator<OpenAIChatCompletion> {
+  let done = false;
+  for await (const event of events) {
+    if (done) continue;
+    if (event.data === '[DONE]') {
+      done = true;
+      continue;
+    }
+    let payload: unknown;
+    try {
+      payload = JSON.parse(event.data);
+    } catch {
+      throw invalidResponse('a stream event is not JSON');
+    }
+    if (!isRecord(payload)) throw invalidResponse('a stream event is not an object');
+    const chunk = payload as OpenAIChatCompletion;
+    if (chunk.error) throw providerFailedError(chunk.error);
+    if (event.event === 'error') throw providerFailedError(payload as { message?: unknown });
+    yield chunk;
+  }
+}
