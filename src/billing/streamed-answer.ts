@@ -1,4 +1,5 @@
 import type { ModelConfig } from '../config/schema.ts';
+import type { ErrorCode } from '../errors/catalog.ts';
 import type { GatewayError } from '../errors/gateway-error.ts';
 import type { ChatRequest } from '../protocol/canonical/chat-request.ts';
 import type { Usage } from '../protocol/canonical/chat-result.ts';
@@ -68,7 +69,7 @@ export class StreamedAnswer {
     if (!this.metered.hasAnswer) this.metered.answeredBy(this.model, estimateUsage(this.request, this.model, this.forwardedText), true);
   }
 
-  private record(outcome: 'succeeded' | 'failed' | 'cancelled', errorCode?: string, detail?: string): void {
+  private record(outcome: 'succeeded' | 'failed' | 'cancelled', errorCode?: ErrorCode, detail?: string): void {
     this.metered.attempts.push({
       model: this.model.id,
       outcome,

@@ -4,7 +4,7 @@ import type { ChatResult } from '../protocol/canonical/chat-result.ts';
 import type { StreamPart } from '../protocol/canonical/stream-part.ts';
 import type { ProviderAdapter, ProviderCall } from '../providers/provider.ts';
 import { ProviderError } from '../providers/provider-error.ts';
-import type { Attempt } from '../storage/records.ts';
+import type { Attempt } from './attempt.ts';
 import { codeForFailure, exhaustedError } from './exhausted-error.ts';
 import type { ModelHealth } from './model-health.ts';
 

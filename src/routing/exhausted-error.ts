@@ -1,7 +1,7 @@
 import type { ErrorCode } from '../errors/catalog.ts';
 import { GatewayError } from '../errors/gateway-error.ts';
 import type { ProviderFailure } from '../providers/provider-error.ts';
-import type { Attempt } from '../storage/records.ts';
+import type { Attempt } from './attempt.ts';
 
 const CODE_BY_FAILURE: Record<Exclude<ProviderFailure, 'cancelled'>, ErrorCode> = {
   rate_limited: 'provider_rate_limited',
@@ -32,7 +32,7 @@ export function exhaustedError(attempts: Attempt[]): GatewayError {
   const failed = attempts.filter((attempt) => attempt.outcome === 'failed');
   const codes = new Set(failed.map((attempt) => attempt.errorCode));
   const [only] = codes;
-  const code = codes.size === 1 && only ? (only as ErrorCode) : 'provider_unavailable';
+  const code = codes.size === 1 && only ? only : 'provider_unavailable';
   const outcomes = failed.map((attempt) => `${attempt.model}: ${attempt.errorCode} (${attempt.detail ?? 'no detail'})`).join('; ');
   const lead = failed.length === 1 ? 'The model failed' : `All ${failed.length} candidate models failed`;
   return new GatewayError(code, `${lead}: ${outcomes}`, code === 'provider_rate_limited' ? { 'retry-after': String(retryAfter(failed)) } : {});

@@ -2,7 +2,7 @@ import { GatewayError } from '../errors/gateway-error.ts';
 import type { ModelConfig } from '../config/schema.ts';
 import type { ChatRequest, ReasoningEffort } from '../protocol/canonical/chat-request.ts';
 import { countInputTokens } from '../billing/token-estimate.ts';
-import type { Attempt } from '../storage/records.ts';
+import type { Attempt } from './attempt.ts';
 import type { ModelCatalog } from './model-catalog.ts';
 
 export interface RoutePlan {

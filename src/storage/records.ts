@@ -1,4 +1,10 @@
-import type { Usage } from '../protocol/canonical/chat-result.ts';
+/**
+ * The records the store keeps, declared here so that storage, the lowest layer, imports no layer
+ * above it (routing, protocol, http). Where a record holds a value another layer defines (a
+ * routing attempt, the canonical usage), it is declared by the shape the store keeps, which that
+ * layer's type fits structurally: `Attempt` (routing/attempt.ts) is a `StoredAttempt` whose code
+ * is a catalog `ErrorCode`; `Usage` (protocol/canonical/chat-result.ts) is a `StoredUsage`.
+ */
 
 export type Scope = 'inference' | 'fix';
 
@@ -25,20 +31,20 @@ export interface ApiKeyRecord {
 
 export type ReceiptStatus = 'succeeded' | 'failed' | 'cancelled';
 
-export interface Attempt {
+/** A routing attempt as a receipt keeps it (JSON); its error code is text here. */
+export interface StoredAttempt {
   model: string;
   outcome: 'succeeded' | 'failed' | 'skipped' | 'cancelled';
   errorCode?: string;
-  /** What the provider said, without secrets; for the receipt reader. */
   detail?: string;
-  /** Seconds the provider asked to wait before a retry, when it said. */
   retryAfterSeconds?: number;
   latencyMs: number;
-  /** A fix run's step the call belonged to. */
   step?: number;
-  /** What the call cost, for requests that make several (fix runs). */
   costNano?: number;
 }
+
+/** Token counts as a receipt keeps them (JSON), the fields of the canonical usage. */
+export type StoredUsage = Record<'inputTokens' | 'cachedInputTokens' | 'cacheWriteTokens' | 'outputTokens' | 'reasoningTokens', number>;
 
 export interface AppliedPrices {
   inputNanoPerMillion: number;
@@ -60,10 +66,10 @@ export interface ReceiptRecord {
   stream: boolean;
   requestedModel: string | null;
   answeringModel: string | null;
-  attempts: Attempt[];
+  attempts: StoredAttempt[];
   /** Client settings a provider could not honour (e.g. a field with no equivalent in its format), dropped. */
   warnings: string[];
-  usage: Usage | null;
+  usage: StoredUsage | null;
   /** True when usage was estimated by the gateway because the provider never reported it. */
   usageEstimated: boolean;
   prices: AppliedPrices | null;

@@ -3,7 +3,7 @@ import type {
   AliasRule,
   ApiKeyRecord,
   AppliedPrices,
-  Attempt,
+  StoredAttempt,
   AuditEntry,
   FixQuoteRecord,
   FixRunEvent,
@@ -54,7 +54,7 @@ export interface ReceiptRow {
   stream: boolean;
   requested_model: string | null;
   answering_model: string | null;
-  attempts: Attempt[];
+  attempts: StoredAttempt[];
   warnings: string[];
   usage: Usage | null;
   usage_estimated: boolean;
