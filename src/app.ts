@@ -1,5 +1,6 @@
-import Fastify, { LogController, type FastifyInstance } from 'fastify';
+import Fastify, { LogController, type FastifyInstance, type FastifyReply } from 'fastify';
 import { GatewayError } from './errors/gateway-error.ts';
+import { renderOpenAIError } from './errors/render-error.ts';
 import { newRequestIds } from './lib/ids.ts';
 import type { ApiKeyRecord } from './storage/records.ts';
 import type { GatewayDeps } from './http/gateway-deps.ts';
@@ -36,6 +37,13 @@ export function buildApp(deps: GatewayDeps): FastifyInstance {
     return503OnClosing: true,
     // On close, idle keep-alive connections go at once; requests in flight may finish (see gateway.ts).
     forceCloseConnections: 'idle',
+    // A URL the router cannot read (a bad escape, an overlong segment) still gets the envelope and a request id.
+    frameworkErrors: (error, _request, reply) => {
+      const { requestId } = newRequestIds();
+      const message =
+        error.code === 'FST_ERR_MAX_PARAM_LENGTH' ? 'A path segment of this URL is too long.' : 'The URL is not valid (check its percent-escapes).';
+      (reply as FastifyReply).header('x-svc-request-id', requestId).code(400).send(renderOpenAIError(new GatewayError('invalid_request', message), requestId));
+    },
   });
 
   app.decorateRequest('requestId', '');

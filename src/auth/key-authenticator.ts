@@ -6,16 +6,29 @@ import { hashApiKey, isWellFormedApiKey } from './api-key-format.ts';
 
 const MAX_CACHED = 10_000;
 
-/** The key sent as `Authorization: Bearer <key>` or `x-api-key`, or null when neither is there. */
+/**
+ * The key sent as `Authorization: Bearer <key>` or `x-api-key`, or null when neither is there.
+ * Two credentials that disagree (two Authorization headers, which Node joins with a comma, or
+ * an Authorization and an x-api-key naming different keys) are refused: a proxy in front may
+ * have added one, and guessing which was meant could bill the wrong key.
+ */
 export function presentedKey(headers: Record<string, string | string[] | undefined>): string | null {
   const authorization = headers.authorization;
+  const apiKeyHeader = headers['x-api-key'];
+  if (Array.isArray(authorization) || Array.isArray(apiKeyHeader) || (typeof authorization === 'string' && authorization.includes(','))) {
+    throw new GatewayError('invalid_api_key', 'Send one API key: the request carries more than one credential.');
+  }
+  let bearer: string | null = null;
   if (typeof authorization === 'string' && authorization !== '') {
     const match = /^Bearer\s+(\S+)\s*$/i.exec(authorization);
     if (!match) throw new GatewayError('invalid_api_key', 'The Authorization header must be "Bearer <API_KEY>".');
-    return match[1]!;
+    bearer = match[1]!;
   }
-  const apiKey = headers['x-api-key'];
-  return typeof apiKey === 'string' && apiKey !== '' ? apiKey.trim() : null;
+  const apiKey = typeof apiKeyHeader === 'string' && apiKeyHeader !== '' ? apiKeyHeader.trim() : null;
+  if (bearer !== null && apiKey !== null && bearer !== apiKey) {
+    throw new GatewayError('invalid_api_key', 'Send one API key: Authorization and x-api-key carry different keys.');
+  }
+  return bearer ?? apiKey;
 }
 
 /**
