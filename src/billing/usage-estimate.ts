@@ -1,7 +1,7 @@
 import type { ModelConfig } from '../config/schema.ts';
 import type { ChatRequest } from '../protocol/canonical/chat-request.ts';
 import type { Usage } from '../protocol/canonical/chat-result.ts';
-import { countInputTokens, estimateTextTokens } from './token-estimate.ts';
+import { countInputTokens, estimateTextTokens } from '../protocol/canonical/token-estimate.ts';
 
 /**
  * Usage for an answer whose provider never reported it (a stream cut short, a cancelled

@@ -1,7 +1,7 @@
 import type { ModelConfig } from '../config/schema.ts';
 import type { ChatRequest } from '../protocol/canonical/chat-request.ts';
 import { costOfParts } from '../lib/money.ts';
-import { estimateInputTokens } from './token-estimate.ts';
+import { estimateInputTokens } from '../protocol/canonical/token-estimate.ts';
 
 /** Output cap sent to a model: what the client asked, else the model's maximum. */
 export function outputCapFor(request: ChatRequest, model: ModelConfig): number {

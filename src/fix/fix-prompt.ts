@@ -1,4 +1,4 @@
-import { estimateTextTokens } from '../billing/token-estimate.ts';
+import { estimateTextTokens } from '../protocol/canonical/token-estimate.ts';
 import type { ChatMessage, ChatRequest } from '../protocol/canonical/chat-request.ts';
 import type { SourceFile } from './edits/source-file.ts';
 import type { FixAgent } from './fix-agents.ts';

@@ -1,5 +1,5 @@
 import { outputCapFor } from '../billing/worst-case.ts';
-import { countInputTokens, estimateInputTokens, INPUT_MARGIN } from '../billing/token-estimate.ts';
+import { countInputTokens, estimateInputTokens, INPUT_MARGIN } from '../protocol/canonical/token-estimate.ts';
 import type { ModelConfig } from '../config/schema.ts';
 import { GatewayError } from '../errors/gateway-error.ts';
 import { costOfParts, formatUsd } from '../lib/money.ts';

@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import { requireModelAllowed, requireScope } from '../../auth/key-authenticator.ts';
-import { countInputTokens } from '../../billing/token-estimate.ts';
+import { countInputTokens } from '../../protocol/canonical/token-estimate.ts';
 import type { ModelConfig } from '../../config/schema.ts';
 import { GatewayError } from '../../errors/gateway-error.ts';
 import { parseBetas, parseMessagesRequest } from '../../protocol/anthropic/parse-messages-request.ts';

@@ -1,8 +1,8 @@
 import { beforeEach, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { countTokens } from 'gpt-tokenizer/encoding/cl100k_base';
-import type { ModelConfig } from '../config/schema.ts';
-import type { ChatMessage, ChatRequest, ToolDefinition } from '../protocol/canonical/chat-request.ts';
+import type { ModelConfig } from '../../config/schema.ts';
+import type { ChatMessage, ChatRequest, ToolDefinition } from './chat-request.ts';
 import {
   estimateInputTokens,
   estimateTextTokens,

@@ -1,6 +1,5 @@
 import { countTokens } from 'gpt-tokenizer/encoding/cl100k_base';
-import type { ChatRequest, ContentPart } from '../protocol/canonical/chat-request.ts';
-import type { ModelConfig } from '../config/schema.ts';
+import type { ChatRequest, ContentPart } from './chat-request.ts';
 
 /**
  * Token counts the gateway makes itself: the input upper bound a hold is based on, and a fair
@@ -160,15 +159,15 @@ function measureInput(request: ChatRequest): InputMeasure {
   return measure;
 }
 
+/** What a count needs to know of the model (a configured model fits): its image size. */
+export interface TokenCountingModel {
+  maxImageTokens: number;
+}
+
 // A request is estimated once per candidate, by routing and again by the hold; the measure does
 // not depend on the model, and a canonical request is not changed after parsing.
 const measured = new WeakMap<ChatRequest, InputMeasure>();
 
-/**
- * Upper bound of the prompt tokens `model` will report for `request`: cl100k counts times
- * INPUT_MARGIN, framing per request, message, tool and tool call, the tool-use prompt when
- * tools are present, and every image at the model's per-image maximum.
- */
 function measureOnce(request: ChatRequest): InputMeasure {
   let measure = measured.get(request);
   if (!measure) {
@@ -178,7 +177,12 @@ function measureOnce(request: ChatRequest): InputMeasure {
   return measure;
 }
 
-export function estimateInputTokens(request: ChatRequest, model: ModelConfig): number {
+/**
+ * Upper bound of the prompt tokens `model` will report for `request`: cl100k counts times
+ * INPUT_MARGIN, framing per request, message, tool and tool call, the tool-use prompt when
+ * tools are present, and every image at the model's per-image maximum.
+ */
+export function estimateInputTokens(request: ChatRequest, model: TokenCountingModel): number {
   const { textTokens, framingTokens, images } = measureOnce(request);
   return Math.ceil(textTokens * INPUT_MARGIN) + framingTokens + images * model.maxImageTokens;
 }
@@ -187,7 +191,7 @@ export function estimateInputTokens(request: ChatRequest, model: ModelConfig): n
  * A fair count of the prompt, without the safety margin: what a cut-short request is billed
  * for when the provider never reported usage, and what the context-window check uses.
  */
-export function countInputTokens(request: ChatRequest, model: ModelConfig): number {
+export function countInputTokens(request: ChatRequest, model: TokenCountingModel): number {
   const { textTokens, framingTokens, images } = measureOnce(request);
   return textTokens + framingTokens + images * model.maxImageTokens;
 }

@@ -3,7 +3,7 @@ import type { ProviderConfig, SimulatedScriptEntry } from '../../config/schema.t
 import { toolResultText, type ChatRequest } from '../../protocol/canonical/chat-request.ts';
 import type { ChatResult, FinishReason, Usage } from '../../protocol/canonical/chat-result.ts';
 import type { StreamPart } from '../../protocol/canonical/stream-part.ts';
-import { countInputTokens, estimateTextTokens } from '../../billing/token-estimate.ts';
+import { countInputTokens, estimateTextTokens } from '../../protocol/canonical/token-estimate.ts';
 import type { ProviderAdapter, ProviderCall } from '../provider.ts';
 import { ProviderError } from '../provider-error.ts';
 
