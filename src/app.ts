@@ -27,7 +27,7 @@ async function enforceRateLimit(deps: GatewayDeps, key: ApiKeyRecord): Promise<v
   });
 }
 
-/** Build the HTTP app from its dependencies. It never listens: main.ts and tests do that. */
+/** Build the HTTP app from its dependencies. It never listens: gateway.ts and tests do that. */
 export function buildApp(deps: GatewayDeps): FastifyInstance {
   const app = Fastify({
     loggerInstance: deps.logger,

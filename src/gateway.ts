@@ -18,7 +18,7 @@ import { ConsoleSessions } from './auth/console-sessions.ts';
 import { redisSignInNonces, storeSignInNonces } from './auth/sign-in-nonces.ts';
 import { AliasRulesSync } from './routing/alias-rules-sync.ts';
 import { DEFAULT_ACCOUNT_ID } from './storage/store.ts';
-import { openSharedState } from './cache/shared-state.ts';
+import { openSharedState } from './open-shared-state.ts';
 
 export interface RunningGateway {
   app: FastifyInstance;

@@ -8,7 +8,7 @@ import pg from 'pg';
 import { issueApiKey } from '../src/auth/issue-api-key.ts';
 import { NANO_PER_USD, parseUsd } from '../src/lib/money.ts';
 import { createPostgresStore } from '../src/storage/postgres/postgres-store.ts';
-import { PG_TEST_URL, postgresUnreachable, reportPostgresUnreachable, urlOnSchema } from '../src/storage/postgres/postgres-test-connection.ts';
+import { PG_TEST_URL, postgresUnreachable, reportPostgresUnreachable, urlOnSchema } from './helpers/postgres-test-connection.ts';
 import { createSqliteStore } from '../src/storage/sqlite/sqlite-store.ts';
 import { DEFAULT_ACCOUNT_ID, type Store } from '../src/storage/store.ts';
 import { startFakeUpstream } from './fake-upstream/fake-upstream.ts';

@@ -13,7 +13,7 @@ import { parseConfig } from '../src/config/load-config.ts';
 import { ModelCatalog } from '../src/routing/model-catalog.ts';
 import { parseChatCompletionRequest } from '../src/protocol/openai/parse-chat-request.ts';
 import { createPostgresStore } from '../src/storage/postgres/postgres-store.ts';
-import { PG_TEST_URL, postgresUnreachable, reportPostgresUnreachable, urlOnSchema } from '../src/storage/postgres/postgres-test-connection.ts';
+import { PG_TEST_URL, postgresUnreachable, reportPostgresUnreachable, urlOnSchema } from './helpers/postgres-test-connection.ts';
 import { DEFAULT_ACCOUNT_ID, type Store } from '../src/storage/store.ts';
 import { startFakeUpstream, type FakeUpstream } from './fake-upstream/fake-upstream.ts';
 import { harnessConfigText } from './helpers/gateway-harness.ts';

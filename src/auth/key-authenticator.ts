@@ -41,7 +41,7 @@ export class KeyAuthenticator {
   // read that began before a revocation cannot bring the revoked key back.
   private readonly cache = new VersionedCache<ApiKeyRecord | null>(MAX_CACHED);
 
-  /** `changeTokenOf` moves whenever keys change in any process (see cache/shared-state.ts). */
+  /** `changeTokenOf` moves whenever keys change in any process (see open-shared-state.ts). */
   constructor(
     private readonly store: Store,
     private readonly changeTokenOf: () => Promise<unknown>,

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, describe, test } from 'node:test';
-import { connectTestRedis, reportRedisUnreachable } from '../limits/redis-test-connection.ts';
+import { connectTestRedis, reportRedisUnreachable } from '../../test/helpers/redis-test-connection.ts';
 import { createSqliteStore } from '../storage/sqlite/sqlite-store.ts';
 import { redisSignInNonces, storeSignInNonces, type SignInNonces } from './sign-in-nonces.ts';
 

@@ -1,4 +1,4 @@
-import { openSharedState, type SharedState } from '../cache/shared-state.ts';
+import { openSharedState, type SharedState } from '../open-shared-state.ts';
 import { parseArgs } from 'node:util';
 import { loadConfig } from '../config/load-config.ts';
 import { describeStore, storeBackend } from '../storage/open-store.ts';
@@ -93,7 +93,7 @@ function checkUsage(command: Omit<CommandSpec, 'run'>, args: string[], options: 
 // Imported lazily so key and funds commands never load the HTTP stack. startGateway logs
 // its address and owns shutdown on SIGINT/SIGTERM.
 async function startServer(options: CommandOptions): Promise<void> {
-  const { startGateway } = await import('../main.ts');
+  const { startGateway } = await import('../start-gateway.ts');
   await startGateway({ configPath: options.config });
 }
 

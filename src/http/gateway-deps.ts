@@ -11,7 +11,7 @@ import type { ModelCatalog } from '../routing/model-catalog.ts';
 import type { ModelHealth } from '../routing/model-health.ts';
 import type { Store } from '../storage/store.ts';
 
-/** Everything the HTTP app needs, built once in main.ts (or by a test). */
+/** Everything the HTTP app needs, built once in gateway.ts (or by a test). */
 export interface GatewayDeps {
   config: GatewayConfig;
   catalog: ModelCatalog;

@@ -3,7 +3,7 @@ import { after, describe, test } from 'node:test';
 import { Redis } from 'ioredis';
 import { createRedisRateLimiter } from './redis-rate-limiter.ts';
 import { runRateLimiterContract } from './rate-limiter-contract.ts';
-import { connectTestRedis, deleteKeysUnder, REDIS_TEST_URL, reportRedisUnreachable, uniqueTestPrefix } from './redis-test-connection.ts';
+import { connectTestRedis, deleteKeysUnder, REDIS_TEST_URL, reportRedisUnreachable, uniqueTestPrefix } from '../../test/helpers/redis-test-connection.ts';
 
 const connection = await connectTestRedis();
 

@@ -19,8 +19,8 @@ import { privateKeyToAccount } from 'viem/accounts';
 import { buildSignInMessage } from './sign-in-message.ts';
 import { SignInError, SignInVerifier, type SignInRefusal } from './sign-in-verifier.ts';
 import { newSignInNonce } from './new-nonce.ts';
-import { DEPLOYER_KEY, LOCAL_CHAIN_HARDFORK, startLocalChain, type LocalChain } from './test-support/start-local-chain.ts';
-import { compileTestWallet } from './test-support/compile-test-wallet.ts';
+import { DEPLOYER_KEY, LOCAL_CHAIN_HARDFORK, startLocalChain, type LocalChain } from '../../../test/helpers/start-local-chain.ts';
+import { compileTestWallet } from '../../../test/helpers/compile-test-wallet.ts';
 
 const deployer = privateKeyToAccount(DEPLOYER_KEY);
 const owner = privateKeyToAccount('0x3333333333333333333333333333333333333333333333333333333333333333');

@@ -10,7 +10,7 @@ import { DEFAULT_ACCOUNT_ID, type Store } from '../store.ts';
 import { migrations } from './migrations.ts';
 import { poolSettings, redactedUrl } from './postgres-pool.ts';
 import { createPostgresStore } from './postgres-store.ts';
-import { PG_TEST_URL, postgresUnreachable, reportPostgresUnreachable, urlOnSchema } from './postgres-test-connection.ts';
+import { PG_TEST_URL, postgresUnreachable, reportPostgresUnreachable, urlOnSchema } from '../../../test/helpers/postgres-test-connection.ts';
 
 const MONTH = '2026-11';
 const DAY = '2026-11-21';

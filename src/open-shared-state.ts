@@ -1,10 +1,10 @@
 import { Redis } from 'ioredis';
-import type { GatewayConfig } from '../config/schema.ts';
-import { openStore } from '../storage/open-store.ts';
-import type { Store } from '../storage/store.ts';
-import { createLocalKeyChangeSignal } from './key-change-signal.ts';
-import { createRedisKeyChangeSignal } from './redis-key-change-signal.ts';
-import { keyChangeVersion, withKeyChangeSignal } from './signalled-store.ts';
+import type { GatewayConfig } from './config/schema.ts';
+import { openStore } from './storage/open-store.ts';
+import type { Store } from './storage/store.ts';
+import { createLocalKeyChangeSignal } from './cache/key-change-signal.ts';
+import { createRedisKeyChangeSignal } from './cache/redis-key-change-signal.ts';
+import { keyChangeVersion, withKeyChangeSignal } from './cache/signalled-store.ts';
 
 /** What every gateway process (and the CLI) shares with the others: the store and, with REDIS_URL, Redis. */
 export interface SharedState {

@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import pg from 'pg';
-import { redactedUrl } from './postgres-pool.ts';
+import { redactedUrl } from '../../src/storage/postgres/postgres-pool.ts';
 
 /**
  * Test helpers for suites that need a real PostgreSQL: `PG_TEST_URL`, else the local default.
