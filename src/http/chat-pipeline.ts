@@ -2,6 +2,7 @@ import type { IncomingHttpHeaders } from 'node:http';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { requireModelAllowed, requireScope } from '../auth/key-authenticator.ts';
 import { estimateUsage } from '../billing/usage-estimate.ts';
+import { countInputTokens } from '../protocol/canonical/token-estimate.ts';
 import { outputCapFor, worstCaseCost } from '../billing/worst-case.ts';
 import type { ModelConfig } from '../config/schema.ts';
 import type { GatewayError } from '../errors/gateway-error.ts';
@@ -30,6 +31,8 @@ export interface AnswerContext {
   created: number;
   /** Concrete id of the model that answered. */
   model: string;
+  /** Streams: the prompt count known at the start (the provider's when it gave one, else the gateway's count). */
+  startUsage?: Pick<Usage, 'inputTokens' | 'cachedInputTokens' | 'cacheWriteTokens'>;
 }
 
 export interface StreamEncoder {
@@ -60,6 +63,7 @@ interface ChatTurn<Parsed extends ParsedChat> {
   metered: MeteredRequest;
   request: FastifyRequest;
   reply: FastifyReply;
+  started: { usage?: Usage };
 }
 
 /** Stops the provider when the client goes away before the answer was written. */
@@ -94,10 +98,13 @@ export async function serveChat<Parsed extends ParsedChat>(
 
   const controller = abortOnClientClose(reply);
   let inFlight: ModelConfig | null = null;
+  // The prompt count the answering candidate's stream gave before its content, if it gave one.
+  const started: { usage?: Usage } = {};
   const caller: CandidateCaller = {
     providerFor: (model) => deps.providers.forModel(model),
     callFor: (model) => {
       inFlight = model;
+      started.usage = undefined;
       return {
         request: parsed.request,
         model,
@@ -105,6 +112,7 @@ export async function serveChat<Parsed extends ParsedChat>(
         maxOutputTokens: outputCapFor(parsed.request, model),
         signal: controller.signal,
         warn: (message) => metered.warn(model.id, message),
+        onInputUsage: (usage) => (started.usage = usage),
       };
     },
     attempts: metered.attempts,
@@ -113,7 +121,7 @@ export async function serveChat<Parsed extends ParsedChat>(
   };
 
   try {
-    const turn = { wire, parsed, candidates: plan.candidates, caller, metered, request, reply };
+    const turn = { wire, parsed, candidates: plan.candidates, caller, metered, request, reply, started };
     await (parsed.stream ? streamAnswer(turn) : answerOnce(turn));
   } catch (error) {
     // A cancelled call still made the provider read the prompt: never bill it as zero.
@@ -144,10 +152,11 @@ function answerText(result: ChatResult): string {
  * ends it with an error event and no terminator, a client that leaves stops the provider.
  */
 async function streamAnswer<Parsed extends ParsedChat>(turn: ChatTurn<Parsed>): Promise<void> {
-  const { wire, parsed, candidates, caller, metered, request, reply } = turn;
+  const { wire, parsed, candidates, caller, metered, request, reply, started } = turn;
   const opened = await openStreamWithFallback(candidates, caller);
   metered.firstToken();
-  const context = { id: wire.answerId(request.requestId), created: Math.floor(Date.now() / 1000), model: opened.model.id };
+  const startUsage = started.usage ?? { inputTokens: countInputTokens(parsed.request, opened.model), cachedInputTokens: 0, cacheWriteTokens: 0 };
+  const context = { id: wire.answerId(request.requestId), created: Math.floor(Date.now() / 1000), model: opened.model.id, startUsage };
   const encoder = wire.createEncoder(context, parsed);
   reply.hijack();
   const writer = new SseWriter(reply.raw);

@@ -1,5 +1,5 @@
 import type { ChatRequest, ReasoningEffort } from '../protocol/canonical/chat-request.ts';
-import type { ChatResult } from '../protocol/canonical/chat-result.ts';
+import type { ChatResult, Usage } from '../protocol/canonical/chat-result.ts';
 import type { StreamPart } from '../protocol/canonical/stream-part.ts';
 import type { ModelConfig } from '../config/schema.ts';
 
@@ -14,6 +14,8 @@ export interface ProviderCall {
   signal: AbortSignal;
   /** Told of every client setting the provider cannot honour (a field dropped in translation), for the receipt. */
   warn?: (message: string) => void;
+  /** Streams: told the provider's prompt count when it gives one before the content (Anthropic's message_start). */
+  onInputUsage?: (usage: Usage) => void;
 }
 
 /**

@@ -9,7 +9,7 @@ export const anthropicMessagesWire: ChatWire<ParsedMessagesRequest> = {
   answerId: messageId,
   renderResult: (context, result, usage) => renderMessage({ id: context.id, model: context.model, result, usage }),
   createEncoder(context) {
-    const encoder = new MessageStreamEncoder(context.id, context.model);
+    const encoder = new MessageStreamEncoder(context.id, context.model, context.startUsage);
     return {
       start: () => encoder.start(),
       part: (part) => encoder.part(part),

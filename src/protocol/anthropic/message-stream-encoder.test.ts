@@ -22,7 +22,7 @@ function events(text: string): Array<[string, any]> {
 }
 
 function encode(parts: StreamPart[]): string {
-  const encoder = new MessageStreamEncoder('msg_1', 'anth/claude', 7);
+  const encoder = new MessageStreamEncoder('msg_1', 'anth/claude', { inputTokens: 7, cachedInputTokens: 0, cacheWriteTokens: 0 });
   return encoder.start() + parts.map((part) => encoder.part(part)).join('') + encoder.end(usage);
 }
 

@@ -14,7 +14,9 @@ function event(type: string, payload: Record<string, unknown> = {}): string {
  * Canonical stream parts -> the Anthropic Messages event stream: message_start, then per
  * content block content_block_start, its deltas and content_block_stop (thinking, text and
  * tool_use blocks numbered in order), then message_delta with the stop reason and usage, and
- * message_stop. Usage is only known at the end, so message_start carries the input estimate.
+ * message_stop. message_start carries the input count (the provider's when it gave one at the
+ * start, else the gateway's count of the prompt): some clients (LangChain) read input usage only
+ * there; message_delta carries the exact counts at the end, as Anthropic's own stream does.
  * https://docs.anthropic.com/en/docs/build-with-claude/streaming
  */
 export class MessageStreamEncoder {
@@ -25,10 +27,11 @@ export class MessageStreamEncoder {
   private stopReason = 'end_turn';
   private stopSequence: string | null = null;
 
+  /** `startUsage`: the provider's prompt count when it gave one before the content, else the gateway's count of the prompt. */
   constructor(
     private readonly id: string,
     private readonly model: string,
-    private readonly estimatedInputTokens = 0,
+    private readonly startUsage: Pick<Usage, 'inputTokens' | 'cachedInputTokens' | 'cacheWriteTokens'> = { inputTokens: 0, cachedInputTokens: 0, cacheWriteTokens: 0 },
   ) {}
 
   start(): string {
@@ -41,7 +44,7 @@ export class MessageStreamEncoder {
         content: [],
         stop_reason: null,
         stop_sequence: null,
-        usage: { input_tokens: this.estimatedInputTokens, cache_creation_input_tokens: 0, cache_read_input_tokens: 0, output_tokens: 0 },
+        usage: renderAnthropicUsage({ ...this.startUsage, outputTokens: 0, reasoningTokens: 0 }),
       },
     });
   }

@@ -86,11 +86,12 @@ runFixtureReplays(
       ],
     },
     {
-      // Pins today's behaviour: a tool without input streams no argument delta at all, while
-      // generate returns "{}" for the same call (see the report of issue 12).
+      // A tool without input streams no fragment; its arguments are "{}", as generate says, so an
+      // OpenAI-format client gets JSON it can parse.
       fixture: 'anthropic-tool-without-arguments',
       parts: [
         { type: 'tool-call-start', index: 0, id: 'toolu_01QE1WLsSVp5hy5Q3GmGTmjP', name: 'list_issues' },
+        { type: 'tool-call-delta', index: 0, argumentsDelta: '{}' },
         { type: 'finish', finishReason: 'tool_calls', usage: usage(565, 48) },
       ],
     },

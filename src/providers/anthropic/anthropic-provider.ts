@@ -51,7 +51,7 @@ export function createAnthropicProvider(config: ProviderConfig): ProviderAdapter
       if (!contentType.includes('text/event-stream')) {
         throw new AnthropicFormatError(`expected text/event-stream, got ${contentType || 'no content-type'}`);
       }
-      const parts = convertFromAnthropicEvents(parseAnthropicEvents(parseSse(bodyChunks(response, call.signal))));
+      const parts = convertFromAnthropicEvents(parseAnthropicEvents(parseSse(bodyChunks(response, call.signal))), call.onInputUsage);
       yield* answersThroughJsonTool(call.request, call.model.capabilities.structured_output === true) ? unwrapJsonToolParts(parts) : parts;
     } catch (error) {
       throw toProviderError(error, call.signal);

@@ -1,3 +1,4 @@
+import type { Usage } from '../../protocol/canonical/chat-result.ts';
 import type { StreamPart } from '../../protocol/canonical/stream-part.ts';
 import { isRecord, type AnthropicStreamEvent, type AnthropicUsage } from './anthropic-api-types.ts';
 import { AnthropicFormatError, AnthropicStreamInterrupted, describeError } from './map-anthropic-error.ts';
@@ -10,8 +11,12 @@ import { mapAnthropicUsage } from './map-anthropic-usage.ts';
  * message_stop, AnthropicFormatError for events without the documented fields.
  * https://docs.anthropic.com/en/docs/build-with-claude/streaming
  */
-export async function* convertFromAnthropicEvents(events: AsyncIterable<AnthropicStreamEvent>): AsyncGenerator<StreamPart> {
-  const state = new AnthropicStreamState();
+export async function* convertFromAnthropicEvents(
+  events: AsyncIterable<AnthropicStreamEvent>,
+  /** Told the prompt count message_start carries, before any content. */
+  onInputUsage?: (usage: Usage) => void,
+): AsyncGenerator<StreamPart> {
+  const state = new AnthropicStreamState(onInputUsage);
   for await (const event of events) {
     // Keep reading after message_stop: draining the body lets the connection be reused.
     if (state.finished) continue;
@@ -30,11 +35,18 @@ class AnthropicStreamState {
   // Content block index -> tool call index; tool calls are numbered 0, 1, ... apart from text blocks.
   private readonly toolIndexByBlock = new Map<number, number>();
   private nextToolIndex = 0;
+  // Tool blocks whose input has not streamed a fragment yet.
+  private readonly toolsWithoutInput = new Set<number>();
+
+  constructor(private readonly onInputUsage?: (usage: Usage) => void) {}
 
   accept(event: AnthropicStreamEvent): StreamPart[] {
     switch (event.type) {
       case 'message_start':
-        if (isRecord(event.message) && isRecord(event.message.usage)) this.addUsage(event.message.usage);
+        if (isRecord(event.message) && isRecord(event.message.usage)) {
+          this.addUsage(event.message.usage);
+          this.onInputUsage?.(mapAnthropicUsage(this.usage!));
+        }
         return [];
       case 'content_block_start':
         return this.startBlock(blockIndex(event), field(event, 'content_block'));
@@ -55,10 +67,16 @@ class AnthropicStreamState {
             ...(this.stopReason === 'stop_sequence' && this.stopSequence !== undefined ? { stopSequence: this.stopSequence } : {}),
           },
         ];
+      case 'content_block_stop': {
+        // A tool called without input streams no fragment; its arguments are the empty object.
+        const toolIndex = this.toolIndexByBlock.get(blockIndex(event));
+        if (toolIndex === undefined || !this.toolsWithoutInput.delete(toolIndex)) return [];
+        return [{ type: 'tool-call-delta', index: toolIndex, argumentsDelta: '{}' }];
+      }
       case 'error':
         throw new AnthropicStreamInterrupted(`stream error: ${describeError(event) ?? 'unknown error'}`);
       default:
-        // ping, content_block_stop, and event types added after this was written.
+        // ping, and event types added after this was written.
         return [];
     }
   }
@@ -73,6 +91,7 @@ class AnthropicStreamState {
         if (typeof block.id !== 'string' || typeof block.name !== 'string') throw new AnthropicFormatError('tool_use block without id or name');
         const toolIndex = this.nextToolIndex++;
         this.toolIndexByBlock.set(index, toolIndex);
+        this.toolsWithoutInput.add(toolIndex);
         return [{ type: 'tool-call-start', index: toolIndex, id: block.id, name: block.name }];
       }
       case 'redacted_thinking':
@@ -94,7 +113,9 @@ class AnthropicStreamState {
         if (toolIndex === undefined) throw new AnthropicFormatError(`input_json_delta for block ${index}, which is not a tool_use`);
         const argumentsDelta = stringField(delta, 'partial_json');
         // Anthropic opens every tool input with an empty fragment; it says nothing.
-        return argumentsDelta === '' ? [] : [{ type: 'tool-call-delta', index: toolIndex, argumentsDelta }];
+        if (argumentsDelta === '') return [];
+        this.toolsWithoutInput.delete(toolIndex);
+        return [{ type: 'tool-call-delta', index: toolIndex, argumentsDelta }];
       }
       case 'signature_delta':
         return [{ type: 'reasoning-signature', signature: stringField(delta, 'signature') }];
