@@ -15,6 +15,7 @@ import { registerModelsRoute } from './http/models-route.ts';
 import { registerReceiptsRoutes } from './http/receipts-route.ts';
 import { registerResponsesRoute } from './http/responses/responses-route.ts';
 import { routeOptions } from './http/request-context.ts';
+import { parseJsonBody } from './http/parse-json-body.ts';
 
 /** Model requests only: listing receipts or models never eats a key's request budget. */
 async function enforceRateLimit(deps: GatewayDeps, key: ApiKeyRecord): Promise<void> {
@@ -51,14 +52,18 @@ export function buildApp(deps: GatewayDeps): FastifyInstance {
   app.decorateRequest('apiKey', null);
   app.decorateRequest('metered', null);
 
-  // curl -d sends form encoding by default; read any body as JSON rather than answer 415.
-  app.addContentTypeParser('*', { parseAs: 'string' }, (_request, body, done) => {
+  // curl -d sends form encoding by default; read any body as JSON rather than answer 415. One
+  // parser for every content type, refusing bodies nested deeper than any real request.
+  app.removeContentTypeParser('application/json');
+  const json = (_request: unknown, body: string | Buffer, done: (error: Error | null, value?: unknown) => void) => {
     try {
-      done(null, body === '' ? undefined : JSON.parse(body as string));
+      done(null, parseJsonBody(body as string));
     } catch (error) {
       done(error as Error, undefined);
     }
-  });
+  };
+  app.addContentTypeParser('application/json', { parseAs: 'string' }, json);
+  app.addContentTypeParser('*', { parseAs: 'string' }, json);
 
   // Authenticate before the body is parsed, so a bad body from a valid key still gets its receipt.
   app.addHook('onRequest', async (request, reply) => {

@@ -62,3 +62,50 @@ describe('ambiguous credentials are refused', () => {
     assert.equal(same.status, 200);
   });
 });
+
+describe('deep nesting is refused at parse time, never crashed on', () => {
+  let harness: Harness;
+  before(async () => {
+    harness = await startHarness();
+  });
+  after(() => harness.close());
+
+  /** `{"a": {"a": ... 5000 levels ... }}` as text: no recursion needed to build it. */
+  const deep = (levels: number) => `${'{"a":'.repeat(levels)}1${'}'.repeat(levels)}`;
+
+  test('in messages, tool schemas, metadata and Responses input: invalid_request naming the field, a receipt at cost 0', async () => {
+    const cases: Array<[string, string, RegExp]> = [
+      ['/v1/chat/completions', `{"model":"up/alpha","messages":[{"role":"user","content":${deep(5000)}}]}`, /^messages\[0\]\.content/],
+      [
+        '/v1/chat/completions',
+        `{"model":"up/alpha","messages":[{"role":"user","content":"hi"}],"tools":[{"type":"function","function":{"name":"f","parameters":${deep(3000)}}}]}`,
+        /^tools\[0\]\.function\.parameters/,
+      ],
+      ['/v1/responses', `{"model":"up/alpha","input":"hi","metadata":${deep(5000)}}`, /^metadata/],
+      ['/v1/responses', `{"model":"up/alpha","input":[{"role":"user","content":${deep(5000)}}]}`, /^input\[0\]\.content/],
+      ['/v1/messages', `{"model":"up/alpha","max_tokens":10,"messages":[{"role":"user","content":"hi"}],"metadata":${deep(5000)}}`, /^metadata/],
+    ];
+    for (const [path, body, field] of cases) {
+      const response = await harness.post(path, body);
+      const text = await response.text();
+      assert.equal(response.status, 400, `${path}: ${text.slice(0, 200)}`);
+      const error = JSON.parse(text).error;
+      assert.equal(error.code, 'invalid_request');
+      assert.match(error.message, field);
+      assert.match(error.message, /deeper than 64 levels/);
+      const receipt = JSON.parse(await (await harness.get(`/v1/receipts/${response.headers.get('x-svc-receipt-id')}`)).text());
+      assert.deepEqual([receipt.status, receipt.cost], ['failed', '0.000000000']);
+    }
+    assert.equal(harness.fake.requests.length, 0, 'no provider was called');
+  });
+
+  test('a real tool schema, a few levels deep, is fine', async () => {
+    const schema = { type: 'object', properties: { a: { type: 'object', properties: { b: { type: 'array', items: { type: 'string' } } } } } };
+    const response = await harness.post('/v1/chat/completions', {
+      model: 'up/alpha',
+      messages: [{ role: 'user', content: 'hi' }],
+      tools: [{ type: 'function', function: { name: 'f', parameters: schema } }],
+    });
+    assert.equal(response.status, 200);
+  });
+});

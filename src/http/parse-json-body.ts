@@ -1,0 +1,43 @@
+import { GatewayError } from '../errors/gateway-error.ts';
+
+/** Deeper than any real tool schema or message; deeper bodies would exhaust recursive readers (JSON.stringify). */
+export const MAX_BODY_DEPTH = 64;
+
+interface Frame {
+  value: unknown;
+  depth: number;
+  parent: Frame | null;
+  key: string | number | null;
+}
+
+function pathOf(frame: Frame): string {
+  const keys: Array<string | number> = [];
+  for (let at: Frame | null = frame; at?.key !== null && at; at = at.parent) keys.unshift(at.key!);
+  return keys.reduce<string>((path, key) => (typeof key === 'number' ? `${path}[${key}]` : path ? `${path}.${key}` : key), '') || 'the body';
+}
+
+/**
+ * Refuse a body nested deeper than MAX_BODY_DEPTH, naming where: walked iteratively, so the
+ * check itself cannot overflow the stack whatever the nesting.
+ */
+export function assertBodyDepth(body: unknown, maxDepth = MAX_BODY_DEPTH): void {
+  const stack: Frame[] = [{ value: body, depth: 0, parent: null, key: null }];
+  while (stack.length > 0) {
+    const frame = stack.pop()!;
+    const { value } = frame;
+    if (typeof value !== 'object' || value === null) continue;
+    if (frame.depth >= maxDepth) {
+      throw new GatewayError('invalid_request', `${pathOf(frame)} nests deeper than ${maxDepth} levels.`, {}, pathOf(frame));
+    }
+    if (Array.isArray(value)) value.forEach((entry, index) => stack.push({ value: entry, depth: frame.depth + 1, parent: frame, key: index }));
+    else for (const [key, entry] of Object.entries(value)) stack.push({ value: entry, depth: frame.depth + 1, parent: frame, key });
+  }
+}
+
+/** JSON body parser of every route: empty is undefined, too deep is invalid_request. */
+export function parseJsonBody(text: string): unknown {
+  if (text === '') return undefined;
+  const body: unknown = JSON.parse(text);
+  assertBodyDepth(body);
+  return body;
+}
