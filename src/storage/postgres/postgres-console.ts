@@ -31,7 +31,7 @@ import {
   type SignInNonceRow,
   usageFromRow,
   type UsageSqlRow,
-} from './row-mapping.ts';
+} from '../row-mapping.ts';
 import { statements } from './statements.ts';
 
 /**

@@ -3,7 +3,7 @@ import { formatUsd } from '../../lib/money.ts';
 import { orphanReceipt, recoveredFixRunResult } from '../orphan-receipt.ts';
 import type { AccountSummary, HoldDecision, HoldRecord, HoldRefusal, ReceiptRecord } from '../records.ts';
 import type { PostgresDatabase } from './postgres-database.ts';
-import { holdFromRow, type HoldRow } from './row-mapping.ts';
+import { holdFromRow, type HoldRow } from '../row-mapping.ts';
 import { statements } from './statements.ts';
 
 const TOUCH_INTERVAL_MS = 5_000;

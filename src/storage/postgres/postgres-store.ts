@@ -18,7 +18,7 @@ import {
   type FixRunRow,
   receiptFromRow,
   type ReceiptRow,
-} from './row-mapping.ts';
+} from '../row-mapping.ts';
 import { statements } from './statements.ts';
 
 /**

@@ -1,6 +1,6 @@
 import type { QueryConfig } from 'pg';
 import type { ApiKeyRecord, FixQuoteRecord, FixRunEvent, FixRunRecord, FixRunStatus, HoldRecord, ReceiptRecord } from '../records.ts';
-import { jsonParameter } from './row-mapping.ts';
+import { jsonParameter } from './json-parameter.ts';
 
 /**
  * Every statement the PostgreSQL store runs. Each has a name, so pg prepares it once per pooled

@@ -1,7 +1,8 @@
 import type { Database, Statement } from 'better-sqlite3';
 import type { ReceiptCursor, ReceiptFilter } from '../records.ts';
 import { receiptColumns } from './statements.ts';
-import type { AliasRuleRow, ApiKeyRow, AuditRow, FundsRow, MemberRow, ReceiptRow, SessionRow, SignInNonceRow } from './row-mapping.ts';
+import type { FundsRow, MemberRow, SessionRow, SignInNonceRow, UsageSqlRow } from '../row-mapping.ts';
+import type { SqliteAliasRuleRow, SqliteApiKeyRow, SqliteAuditRow, SqliteReceiptRow } from './sqlite-rows.ts';
 
 const keyColumns =
   'id, account_id, name, prefix, hash, scopes, models, daily_limit_nano, rate_limit_per_minute, expires_at, revoked_at, created_at, last_used_at';
@@ -14,15 +15,6 @@ export interface SpendRow {
   cost_nano: number;
   requests: number;
   errors: number;
-}
-
-export interface UsageSqlRow {
-  name: string;
-  requests: number;
-  errors: number;
-  input_tokens: number;
-  output_tokens: number;
-  cost_nano: number;
 }
 
 type Range = { accountId: string; from: string; to: string };
@@ -44,12 +36,12 @@ export function prepareConsoleStatements(db: Database) {
     insertAudit: db.prepare<[accountId: string, at: string, actor: string, action: string, detail: string]>(
       'INSERT INTO audit_log (account_id, at, actor, action, detail) VALUES (?, ?, ?, ?, ?)',
     ),
-    auditBefore: db.prepare<[accountId: string, beforeId: number, limit: number], AuditRow>(
+    auditBefore: db.prepare<[accountId: string, beforeId: number, limit: number], SqliteAuditRow>(
       'SELECT id, account_id, at, actor, action, detail FROM audit_log WHERE account_id = ? AND id < ? ORDER BY id DESC LIMIT ?',
     ),
 
-    keyOfAccount: db.prepare<[accountId: string, id: string], ApiKeyRow>(`SELECT ${keyColumns} FROM api_keys WHERE account_id = ? AND id = ?`),
-    setKeyLimits: db.prepare<[{ id: string; dailyLimitNano: number | null; rateLimitPerMinute: number | null }], ApiKeyRow>(
+    keyOfAccount: db.prepare<[accountId: string, id: string], SqliteApiKeyRow>(`SELECT ${keyColumns} FROM api_keys WHERE account_id = ? AND id = ?`),
+    setKeyLimits: db.prepare<[{ id: string; dailyLimitNano: number | null; rateLimitPerMinute: number | null }], SqliteApiKeyRow>(
       `UPDATE api_keys SET daily_limit_nano = @dailyLimitNano, rate_limit_per_minute = @rateLimitPerMinute WHERE id = @id RETURNING ${keyColumns}`,
     ),
 
@@ -100,8 +92,8 @@ export function prepareConsoleStatements(db: Database) {
     // Deleted whether expired or not: an expired nonce is refused by the caller and never comes back.
     takeNonce: db.prepare<[nonce: string], SignInNonceRow>('DELETE FROM sign_in_nonces WHERE nonce = ? RETURNING nonce, address, created_at, expires_at'),
 
-    aliasRules: db.prepare<[accountId: string], AliasRuleRow>(`SELECT ${aliasRuleColumns} FROM alias_rules WHERE account_id = ? ORDER BY alias`),
-    upsertAliasRule: db.prepare<[AliasRuleRow]>(
+    aliasRules: db.prepare<[accountId: string], SqliteAliasRuleRow>(`SELECT ${aliasRuleColumns} FROM alias_rules WHERE account_id = ? ORDER BY alias`),
+    upsertAliasRule: db.prepare<[SqliteAliasRuleRow]>(
       `INSERT INTO alias_rules (${aliasRuleColumns}) VALUES (@account_id, @alias, @candidates, @reasoning, @updated_at, @updated_by)
        ON CONFLICT (account_id, alias) DO UPDATE SET candidates = excluded.candidates, reasoning = excluded.reasoning,
          updated_at = excluded.updated_at, updated_by = excluded.updated_by`,
@@ -146,4 +138,4 @@ export function receiptSearch(accountId: string, limit: number, filter: ReceiptF
   return { shape: conditions.join(' AND '), text, parameters };
 }
 
-export type ReceiptSearchStatement = Statement<[Record<string, string | number>], ReceiptRow>;
+export type ReceiptSearchStatement = Statement<[Record<string, string | number>], SqliteReceiptRow>;

@@ -9,35 +9,13 @@ import {
   UNKNOWN_MODEL,
   withKeyLimits,
 } from '../console-storage.ts';
-import type { AliasRule, ApiKeyRecord, MemberRecord, MemberRole } from '../records.ts';
+import type { AliasRule, ApiKeyRecord, AuditEntry, MemberRecord, MemberRole } from '../records.ts';
+import { fundsFromRow, memberFromRow, sessionFromRow, sessionToRow, signInNonceFromRow, signInNonceToRow, usageFromRow } from '../row-mapping.ts';
 import type { Store } from '../store.ts';
-import { prepareConsoleStatements, receiptSearch, type ConsoleStatements, type ReceiptSearchStatement, type UsageSqlRow } from './console-statements.ts';
-import {
-  aliasRuleFromRow,
-  aliasRuleToRow,
-  apiKeyFromRow,
-  auditFromRow,
-  fundsFromRow,
-  memberFromRow,
-  receiptFromRow,
-  sessionFromRow,
-  sessionToRow,
-  signInNonceFromRow,
-  signInNonceToRow,
-} from './row-mapping.ts';
+import { prepareConsoleStatements, receiptSearch, type ConsoleStatements, type ReceiptSearchStatement } from './console-statements.ts';
+import { aliasRuleFromSqlite, aliasRuleToSqlite, apiKeyFromSqlite, auditFromSqlite, receiptFromSqlite } from './sqlite-rows.ts';
 
 const BUCKETS = { hour: { length: 13, suffix: ':00:00.000Z' }, day: { length: 10, suffix: 'T00:00:00.000Z' } } as const;
-
-function usageFromRow(row: UsageSqlRow) {
-  return {
-    name: row.name,
-    requests: row.requests,
-    errors: row.errors,
-    inputTokens: row.input_tokens,
-    outputTokens: row.output_tokens,
-    costNano: row.cost_nano,
-  };
-}
 
 /**
  * The console's storage on SQLite: key limits, receipt search and spend, members, sessions,
@@ -45,7 +23,7 @@ function usageFromRow(row: UsageSqlRow) {
  * transaction; SQLite's single writer makes each read-then-write atomic.
  * `newestAudit` is the store's own first page of the audit log.
  */
-export function createSqliteConsole(db: Database, newestAudit: (accountId: string, limit: number) => ReturnType<typeof auditFromRow>[]): ConsoleMethods {
+export function createSqliteConsole(db: Database, newestAudit: (accountId: string, limit: number) => AuditEntry[]): ConsoleMethods {
   let prepared: ConsoleStatements | undefined;
   const sql = () => (prepared ??= prepareConsoleStatements(db));
   const searches = new Map<string, ReceiptSearchStatement>();
@@ -56,8 +34,8 @@ export function createSqliteConsole(db: Database, newestAudit: (accountId: strin
     (accountId: string, keyId: string, changes: Parameters<Store['updateKeyLimits']>[2], actor: string, at: string): ApiKeyRecord | null => {
       const row = sql().keyOfAccount.get(accountId, keyId);
       if (!row) return null;
-      const wanted = withKeyLimits(apiKeyFromRow(row), changes);
-      const updated = apiKeyFromRow(
+      const wanted = withKeyLimits(apiKeyFromSqlite(row), changes);
+      const updated = apiKeyFromSqlite(
         sql().setKeyLimits.get({ id: keyId, dailyLimitNano: wanted.dailyLimitNano, rateLimitPerMinute: wanted.rateLimitPerMinute })!,
       );
       audit(accountId, at, actor, 'key.limits', keyLimitsDetail(updated));
@@ -106,7 +84,7 @@ export function createSqliteConsole(db: Database, newestAudit: (accountId: strin
 
   const setAliasRule = db.transaction((accountId: string, rule: AliasRule) => {
     sql().ensureAccount.run(accountId, rule.updatedAt);
-    sql().upsertAliasRule.run(aliasRuleToRow(accountId, rule));
+    sql().upsertAliasRule.run(aliasRuleToSqlite(accountId, rule));
     audit(accountId, rule.updatedAt, rule.updatedBy, 'rules.set', aliasRuleDetail(rule));
   });
 
@@ -123,7 +101,7 @@ export function createSqliteConsole(db: Database, newestAudit: (accountId: strin
       let statement = searches.get(search.shape);
       if (!statement) searches.set(search.shape, (statement = db.prepare(search.text) as ReceiptSearchStatement));
       const rows = statement.all(search.parameters);
-      return { data: rows.slice(0, limit).map(receiptFromRow), hasMore: rows.length > limit };
+      return { data: rows.slice(0, limit).map(receiptFromSqlite), hasMore: rows.length > limit };
     },
     async spendSeries(accountId, { from, to, bucket }) {
       const rows = sql().spendSeries.all({ accountId, from, to, ...BUCKETS[bucket] });
@@ -174,7 +152,7 @@ export function createSqliteConsole(db: Database, newestAudit: (accountId: strin
     },
 
     async listAliasRules(accountId) {
-      return sql().aliasRules.all(accountId).map(aliasRuleFromRow);
+      return sql().aliasRules.all(accountId).map(aliasRuleFromSqlite);
     },
     async setAliasRule(accountId, rule) {
       setAliasRule.immediate(accountId, rule);
@@ -182,7 +160,7 @@ export function createSqliteConsole(db: Database, newestAudit: (accountId: strin
 
     async listAudit(accountId, limit, beforeId) {
       assertPageLimit(limit);
-      return beforeId === undefined ? newestAudit(accountId, limit) : sql().auditBefore.all(accountId, beforeId, limit).map(auditFromRow);
+      return beforeId === undefined ? newestAudit(accountId, limit) : sql().auditBefore.all(accountId, beforeId, limit).map(auditFromSqlite);
     },
   };
 }

@@ -2,7 +2,7 @@ import type { Database } from 'better-sqlite3';
 import { assertHoldOfRun } from '../fix-run-hold.ts';
 import { recoveredFixRunResult } from '../orphan-receipt.ts';
 import type { FixRunRecord, FixRunStart, FixRunStatus, HoldRecord, ReceiptRecord } from '../records.ts';
-import { fixRunFromRow, fixRunToRow } from './row-mapping.ts';
+import { fixRunFromSqlite, fixRunToSqlite } from './sqlite-rows.ts';
 import type { createSqliteLedger } from './sqlite-ledger.ts';
 import type { Statements } from './statements.ts';
 
@@ -18,10 +18,10 @@ export function createSqliteFixRuns(db: Database, sql: () => Statements, ledger:
     assertHoldOfRun(run, hold);
     const statements = sql();
     const existing = statements.fixRunOfQuote.get(run.quoteId);
-    if (existing) return { started: false, existing: fixRunFromRow(existing) };
+    if (existing) return { started: false, existing: fixRunFromSqlite(existing) };
     const decision = ledger.placeHold(hold, dailyLimitNano);
     if (!decision.placed) return { started: false, refused: decision };
-    statements.insertFixRun.run(fixRunToRow(run));
+    statements.insertFixRun.run(fixRunToSqlite(run));
     return { started: true };
   });
 

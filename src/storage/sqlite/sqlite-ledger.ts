@@ -1,64 +1,10 @@
 import type { Database, Statement } from 'better-sqlite3';
 import { formatUsd } from '../../lib/money.ts';
 import type { AccountSummary, HoldDecision, HoldRecord, ReceiptRecord } from '../records.ts';
-
-interface HoldRow {
-  id: string;
-  request_id: string;
-  account_id: string;
-  key_id: string;
-  key_prefix: string;
-  endpoint: string;
-  stream: number;
-  requested_model: string | null;
-  amount_nano: number;
-  day: string;
-  month: string;
-  created_at: string;
-  owner: string;
-  expires_at: string;
-}
+import { holdFromSqlite, holdToSqlite, type SqliteHoldRow } from './sqlite-rows.ts';
 
 const holdColumns =
   'id, request_id, account_id, key_id, key_prefix, endpoint, stream, requested_model, amount_nano, day, month, created_at, owner, expires_at';
-
-function holdToRow(hold: HoldRecord): HoldRow {
-  return {
-    id: hold.id,
-    request_id: hold.requestId,
-    account_id: hold.accountId,
-    key_id: hold.keyId,
-    key_prefix: hold.keyPrefix,
-    endpoint: hold.endpoint,
-    stream: hold.stream ? 1 : 0,
-    requested_model: hold.requestedModel,
-    amount_nano: hold.amountNano,
-    day: hold.day,
-    month: hold.month,
-    created_at: hold.createdAt,
-    owner: hold.owner,
-    expires_at: hold.expiresAt,
-  };
-}
-
-function holdFromRow(row: HoldRow): HoldRecord {
-  return {
-    id: row.id,
-    requestId: row.request_id,
-    accountId: row.account_id,
-    keyId: row.key_id,
-    keyPrefix: row.key_prefix,
-    endpoint: row.endpoint,
-    stream: row.stream === 1,
-    requestedModel: row.requested_model,
-    amountNano: row.amount_nano,
-    day: row.day,
-    month: row.month,
-    createdAt: row.created_at,
-    owner: row.owner,
-    expiresAt: row.expires_at,
-  };
-}
 
 function prepareLedger(db: Database) {
   const one = <T>(sql: string) => db.prepare(sql).pluck() as Statement<unknown[], T>;
@@ -73,7 +19,7 @@ function prepareLedger(db: Database) {
     heldOfKeyDay: one<number>('SELECT coalesce(sum(amount_nano), 0) FROM holds WHERE key_id = ? AND day = ?'),
     chargedOfKeyDay: one<number>('SELECT coalesce(sum(charged_nano), 0) FROM key_daily_spend WHERE key_id = ? AND day = ?'),
     chargedOfAccountMonth: one<number>('SELECT coalesce(sum(charged_nano), 0) FROM account_monthly_spend WHERE account_id = ? AND month = ?'),
-    insertHold: db.prepare<[HoldRow]>(`INSERT INTO holds (${holdColumns}) VALUES (${holdColumns.split(', ').map((column) => `@${column}`).join(', ')})`),
+    insertHold: db.prepare<[SqliteHoldRow]>(`INSERT INTO holds (${holdColumns}) VALUES (${holdColumns.split(', ').map((column) => `@${column}`).join(', ')})`),
     deleteHold: db.prepare<[string], { day: string; month: string }>('DELETE FROM holds WHERE id = ? RETURNING day, month'),
     chargeKeyDay: db.prepare<[string, string, string, number]>(
       `INSERT INTO key_daily_spend (key_id, day, account_id, charged_nano) VALUES (?, ?, ?, ?)
@@ -84,8 +30,8 @@ function prepareLedger(db: Database) {
        ON CONFLICT (account_id, month) DO UPDATE SET charged_nano = charged_nano + excluded.charged_nano`,
     ),
     extendHolds: db.prepare<[string, string]>('UPDATE holds SET expires_at = ? WHERE owner = ?'),
-    allHolds: db.prepare<[], HoldRow>(`SELECT ${holdColumns} FROM holds`),
-    holdsOfAccount: db.prepare<[string], HoldRow>(`SELECT ${holdColumns} FROM holds WHERE account_id = ? ORDER BY created_at`),
+    allHolds: db.prepare<[], SqliteHoldRow>(`SELECT ${holdColumns} FROM holds`),
+    holdsOfAccount: db.prepare<[string], SqliteHoldRow>(`SELECT ${holdColumns} FROM holds WHERE account_id = ? ORDER BY created_at`),
     setBudget: db.prepare<[number | null, string]>('UPDATE accounts SET monthly_budget_nano = ? WHERE id = ?'),
     insertAudit: db.prepare<[string, string, string, string, string]>('INSERT INTO audit_log (account_id, at, actor, action, detail) VALUES (?, ?, ?, ?, ?)'),
   };
@@ -116,7 +62,7 @@ export function createSqliteLedger(db: Database) {
         statements.chargedOfAccountMonth.get(hold.accountId, hold.month)! + statements.heldOfAccountMonth.get(hold.accountId, hold.month)!;
       if (used + hold.amountNano > budget) return { placed: false, reason: 'monthly_budget', remainingNano: budget - used };
     }
-    statements.insertHold.run(holdToRow(hold));
+    statements.insertHold.run(holdToSqlite(hold));
     return { placed: true };
   };
 
@@ -143,8 +89,8 @@ export function createSqliteLedger(db: Database) {
     settleHold,
     setMonthlyBudget,
     extendHolds: (owner: string, expiresAt: string) => sql().extendHolds.run(expiresAt, owner),
-    allHolds: () => sql().allHolds.all().map(holdFromRow),
-    listHolds: (accountId: string) => sql().holdsOfAccount.all(accountId).map(holdFromRow),
+    allHolds: () => sql().allHolds.all().map(holdFromSqlite),
+    listHolds: (accountId: string) => sql().holdsOfAccount.all(accountId).map(holdFromSqlite),
     keyDaySpend: (keyId: string, day: string) => ({
       chargedNano: sql().chargedOfKeyDay.get(keyId, day)!,
       heldNano: sql().heldOfKeyDay.get(keyId, day)!,

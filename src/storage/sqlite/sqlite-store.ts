@@ -13,17 +13,17 @@ import { createSqliteFixRuns } from './sqlite-fix-runs.ts';
 import { createSqliteLedger } from './sqlite-ledger.ts';
 import { WriteBatcher } from './write-batcher.ts';
 import {
-  apiKeyFromRow,
-  apiKeyToRow,
-  auditFromRow,
-  fixQuoteFromRow,
-  fixQuoteToRow,
-  fixRunEventFromRow,
-  fixRunEventToRow,
-  fixRunFromRow,
-  receiptFromRow,
-  receiptToRow,
-} from './row-mapping.ts';
+  apiKeyFromSqlite,
+  apiKeyToSqlite,
+  auditFromSqlite,
+  fixQuoteFromSqlite,
+  fixQuoteToSqlite,
+  fixRunEventFromSqlite,
+  fixRunEventToSqlite,
+  fixRunFromSqlite,
+  receiptFromSqlite,
+  receiptToSqlite,
+} from './sqlite-rows.ts';
 import { prepareStatements, type Statements } from './statements.ts';
 
 function isInMemory(path: string): boolean {
@@ -79,7 +79,7 @@ export function createSqliteStore(path: string): Store {
 
   const recordReceipt = db.transaction((receipt: ReceiptRecord) => {
     const statements = sql();
-    statements.insertReceipt.run(receiptToRow(receipt));
+    statements.insertReceipt.run(receiptToSqlite(receipt));
     // The receipt is the charge record: its cost leaves the balance in the same transaction.
     if (receipt.costNano > 0) statements.debitAccount.run(receipt.costNano, receipt.accountId);
     ledger.settleHold(receipt);
@@ -103,7 +103,7 @@ export function createSqliteStore(path: string): Store {
   const insertKey = db.transaction((key: ApiKeyRecord, actor: string | undefined) => {
     // Keys arrive before anything else for an account, so they bring its row into being.
     sql().ensureAccount.run(key.accountId, key.createdAt);
-    sql().insertKey.run(apiKeyToRow(key));
+    sql().insertKey.run(apiKeyToSqlite(key));
     if (actor !== undefined) sql().insertAudit.run(key.accountId, key.createdAt, actor, 'key.created', JSON.stringify(keyCreatedDetail(key)));
   });
 
@@ -116,7 +116,7 @@ export function createSqliteStore(path: string): Store {
     const row = statements.revokeKey.get(at, match.id)!;
     const detail = { keyId: row.id, prefix: row.prefix };
     statements.insertAudit.run(accountId, at, actor, 'key.revoked', JSON.stringify(detail));
-    return apiKeyFromRow(row);
+    return apiKeyFromSqlite(row);
   });
 
   const addFunds = db.transaction((accountId: string, nano: number, actor: string, note: string | null) => {
@@ -129,7 +129,7 @@ export function createSqliteStore(path: string): Store {
     return balance;
   });
 
-  const consoleMethods = createSqliteConsole(db, (accountId, limit) => sql().newestAudit.all(accountId, limit).map(auditFromRow));
+  const consoleMethods = createSqliteConsole(db, (accountId, limit) => sql().newestAudit.all(accountId, limit).map(auditFromSqlite));
 
   return {
     ...consoleMethods,
@@ -144,10 +144,10 @@ export function createSqliteStore(path: string): Store {
     },
     async findKeyByHash(hash) {
       const row = sql().keyByHash.get(hash);
-      return row ? apiKeyFromRow(row) : null;
+      return row ? apiKeyFromSqlite(row) : null;
     },
     async listKeys(accountId) {
-      return sql().keysOfAccount.all(accountId).map(apiKeyFromRow);
+      return sql().keysOfAccount.all(accountId).map(apiKeyFromSqlite);
     },
     async revokeKey(accountId, idOrPrefix, at, actor) {
       return revokeKey.immediate(accountId, idOrPrefix, at, actor);
@@ -186,7 +186,7 @@ export function createSqliteStore(path: string): Store {
     },
     async getReceipt(accountId, id) {
       const row = sql().receipt.get(accountId, id);
-      return row ? receiptFromRow(row) : null;
+      return row ? receiptFromSqlite(row) : null;
     },
     async listReceipts(accountId, { limit, before }): Promise<ReceiptPage> {
       if (!Number.isSafeInteger(limit) || limit < 1) throw new RangeError(`limit must be a positive integer, got ${limit}`);
@@ -194,7 +194,7 @@ export function createSqliteStore(path: string): Store {
       // One row more than asked tells whether another page exists.
       const rows =
         before === undefined ? statements.newestReceipts.all(accountId, limit + 1) : statements.receiptsBefore.all(accountId, before, limit + 1);
-      return { data: rows.slice(0, limit).map(receiptFromRow), hasMore: rows.length > limit };
+      return { data: rows.slice(0, limit).map(receiptFromSqlite), hasMore: rows.length > limit };
     },
 
     async getBalance(accountId) {
@@ -211,28 +211,28 @@ export function createSqliteStore(path: string): Store {
     // Writes of a run go through the batcher like receipts; a single statement that fails
     // (a duplicate event) is undone alone by SQLite, the batch goes on.
     insertFixQuote(quote) {
-      return batcher.run(() => void sql().insertFixQuote.run(fixQuoteToRow(quote)));
+      return batcher.run(() => void sql().insertFixQuote.run(fixQuoteToSqlite(quote)));
     },
     async getFixQuote(accountId, id) {
       const row = sql().fixQuote.get(accountId, id);
-      return row ? fixQuoteFromRow(row) : null;
+      return row ? fixQuoteFromSqlite(row) : null;
     },
     startFixRun(run, hold, dailyLimitNano) {
       return batcher.run(() => fixRuns.start(run, hold, dailyLimitNano));
     },
     async getFixRun(accountId, id) {
       const row = sql().fixRun.get(accountId, id);
-      return row ? fixRunFromRow(row) : null;
+      return row ? fixRunFromSqlite(row) : null;
     },
     async getFixRunByQuote(accountId, quoteId) {
       const row = sql().fixRunOfAccountQuote.get(accountId, quoteId);
-      return row ? fixRunFromRow(row) : null;
+      return row ? fixRunFromSqlite(row) : null;
     },
     appendFixRunEvent(event) {
-      return batcher.run(() => void sql().insertFixRunEvent.run(fixRunEventToRow(event)));
+      return batcher.run(() => void sql().insertFixRunEvent.run(fixRunEventToSqlite(event)));
     },
     async listFixRunEvents(runId, afterSequence) {
-      return sql().fixRunEventsAfter.all(runId, afterSequence).map(fixRunEventFromRow);
+      return sql().fixRunEventsAfter.all(runId, afterSequence).map(fixRunEventFromSqlite);
     },
     finishFixRun(runId, status, result, finishedAt, receipt) {
       return batcher.run(() => fixRuns.finish(runId, status, result, finishedAt, receipt));
@@ -240,7 +240,7 @@ export function createSqliteStore(path: string): Store {
     requestFixRunCancel(accountId, id) {
       return batcher.run(() => {
         const row = sql().requestFixRunCancel.get(accountId, id);
-        return row ? fixRunFromRow(row) : null;
+        return row ? fixRunFromSqlite(row) : null;
       });
     },
 

@@ -1,5 +1,5 @@
 import type { Database, Statement } from 'better-sqlite3';
-import type { ApiKeyRow, AuditRow, FixQuoteRow, FixRunEventRow, FixRunRow, ReceiptRow } from './row-mapping.ts';
+import type { SqliteApiKeyRow, SqliteAuditRow, SqliteFixQuoteRow, SqliteFixRunEventRow, SqliteFixRunRow, SqliteReceiptRow } from './sqlite-rows.ts';
 
 const keyColumns =
   'id, account_id, name, prefix, hash, scopes, models, daily_limit_nano, rate_limit_per_minute, expires_at, revoked_at, created_at, last_used_at';
@@ -25,35 +25,35 @@ export interface Statements {
   debitAccount: Statement<[nano: number, id: string]>;
   balance: Statement<[accountId: string], number>;
 
-  insertKey: Statement<[ApiKeyRow]>;
-  keyByHash: Statement<[hash: string], ApiKeyRow>;
-  keysOfAccount: Statement<[accountId: string], ApiKeyRow>;
-  activeKeysMatching: Statement<[{ accountId: string; idOrPrefix: string }], ApiKeyRow>;
-  revokeKey: Statement<[at: string, id: string], ApiKeyRow>;
+  insertKey: Statement<[SqliteApiKeyRow]>;
+  keyByHash: Statement<[hash: string], SqliteApiKeyRow>;
+  keysOfAccount: Statement<[accountId: string], SqliteApiKeyRow>;
+  activeKeysMatching: Statement<[{ accountId: string; idOrPrefix: string }], SqliteApiKeyRow>;
+  revokeKey: Statement<[at: string, id: string], SqliteApiKeyRow>;
   touchKey: Statement<[{ id: string; at: string }]>;
 
-  insertReceipt: Statement<[ReceiptRow]>;
-  receipt: Statement<[accountId: string, id: string], ReceiptRow>;
-  newestReceipts: Statement<[accountId: string, limit: number], ReceiptRow>;
-  receiptsBefore: Statement<[accountId: string, before: string, limit: number], ReceiptRow>;
+  insertReceipt: Statement<[SqliteReceiptRow]>;
+  receipt: Statement<[accountId: string, id: string], SqliteReceiptRow>;
+  newestReceipts: Statement<[accountId: string, limit: number], SqliteReceiptRow>;
+  receiptsBefore: Statement<[accountId: string, before: string, limit: number], SqliteReceiptRow>;
 
   insertFunds: Statement<[accountId: string, at: string, nano: number, note: string | null]>;
   ledgerTotals: Statement<[{ accountId: string }], { funds: number; charges: number }>;
 
   insertAudit: Statement<[accountId: string, at: string, actor: string, action: string, detail: string]>;
-  newestAudit: Statement<[accountId: string, limit: number], AuditRow>;
+  newestAudit: Statement<[accountId: string, limit: number], SqliteAuditRow>;
 
-  insertFixQuote: Statement<[FixQuoteRow]>;
-  fixQuote: Statement<[accountId: string, id: string], FixQuoteRow>;
-  insertFixRun: Statement<[FixRunRow]>;
-  fixRun: Statement<[accountId: string, id: string], FixRunRow>;
-  fixRunOfQuote: Statement<[quoteId: string], FixRunRow>;
-  fixRunOfAccountQuote: Statement<[accountId: string, quoteId: string], FixRunRow>;
+  insertFixQuote: Statement<[SqliteFixQuoteRow]>;
+  fixQuote: Statement<[accountId: string, id: string], SqliteFixQuoteRow>;
+  insertFixRun: Statement<[SqliteFixRunRow]>;
+  fixRun: Statement<[accountId: string, id: string], SqliteFixRunRow>;
+  fixRunOfQuote: Statement<[quoteId: string], SqliteFixRunRow>;
+  fixRunOfAccountQuote: Statement<[accountId: string, quoteId: string], SqliteFixRunRow>;
   finishFixRun: Statement<[{ id: string; status: string; result: string; finishedAt: string }]>;
   failRecoveredFixRun: Statement<[{ receiptId: string; result: string; finishedAt: string }]>;
-  requestFixRunCancel: Statement<[accountId: string, id: string], FixRunRow>;
-  insertFixRunEvent: Statement<[FixRunEventRow]>;
-  fixRunEventsAfter: Statement<[runId: string, afterSequence: number], FixRunEventRow>;
+  requestFixRunCancel: Statement<[accountId: string, id: string], SqliteFixRunRow>;
+  insertFixRunEvent: Statement<[SqliteFixRunEventRow]>;
+  fixRunEventsAfter: Statement<[runId: string, afterSequence: number], SqliteFixRunEventRow>;
 
   dataVersion: Statement<[], number>;
 }

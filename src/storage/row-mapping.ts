@@ -2,7 +2,6 @@ import type {
   AliasRule,
   ApiKeyRecord,
   AppliedPrices,
-  StoredAttempt,
   AuditEntry,
   FixQuoteRecord,
   FixRunEvent,
@@ -10,6 +9,7 @@ import type {
   FixRunStatus,
   FixTier,
   FundsEntry,
+  HoldRecord,
   MemberRecord,
   MemberRole,
   ReceiptRecord,
@@ -17,18 +17,27 @@ import type {
   Scope,
   SessionRecord,
   SignInNonceRecord,
-} from '../records.ts';
-import type { Usage } from '../../protocol/canonical/chat-result.ts';
+  StoredAttempt,
+  StoredUsage,
+  UsageRow,
+} from './records.ts';
 
-/** Column values as SQLite holds them: JSON as text, booleans as 0/1, money as INTEGER. */
+/**
+ * One mapping between records and table rows for every backend. A row here is normalised:
+ * snake_case columns, JSON values parsed, booleans real, instants as ISO strings, money as safe
+ * integers. PostgreSQL's type parsers hand rows over in this form already (postgres-pool.ts);
+ * SQLite keeps JSON as text and booleans as 0/1, and sqlite/sqlite-rows.ts converts its rows
+ * to and from this form, so the mapping itself is written once.
+ */
+
 export interface ApiKeyRow {
   id: string;
   account_id: string;
   name: string;
   prefix: string;
   hash: string;
-  scopes: string;
-  models: string | null;
+  scopes: string[];
+  models: string[] | null;
   daily_limit_nano: number | null;
   rate_limit_per_minute: number | null;
   expires_at: string | null;
@@ -46,19 +55,36 @@ export interface ReceiptRow {
   created_at: string;
   status: string;
   endpoint: string;
-  stream: number;
+  stream: boolean;
   requested_model: string | null;
   answering_model: string | null;
-  attempts: string;
-  warnings: string;
-  usage: string | null;
-  usage_estimated: number;
-  prices: string | null;
+  attempts: StoredAttempt[];
+  warnings: string[];
+  usage: StoredUsage | null;
+  usage_estimated: boolean;
+  prices: AppliedPrices | null;
   hold_nano: number;
   cost_nano: number;
   latency_ms: number;
   time_to_first_token_ms: number | null;
   error_code: string | null;
+}
+
+export interface HoldRow {
+  id: string;
+  request_id: string;
+  account_id: string;
+  key_id: string;
+  key_prefix: string;
+  endpoint: string;
+  stream: boolean;
+  requested_model: string | null;
+  amount_nano: number;
+  day: string;
+  month: string;
+  created_at: string;
+  owner: string;
+  expires_at: string;
 }
 
 export interface AuditRow {
@@ -67,114 +93,7 @@ export interface AuditRow {
   at: string;
   actor: string;
   action: string;
-  detail: string;
-}
-
-function jsonOrNull(value: unknown): string | null {
-  return value === null || value === undefined ? null : JSON.stringify(value);
-}
-
-function parseOrNull<T>(text: string | null): T | null {
-  return text === null ? null : (JSON.parse(text) as T);
-}
-
-export function apiKeyToRow(key: ApiKeyRecord): ApiKeyRow {
-  return {
-    id: key.id,
-    account_id: key.accountId,
-    name: key.name,
-    prefix: key.prefix,
-    hash: key.hash,
-    scopes: JSON.stringify(key.scopes),
-    models: jsonOrNull(key.models),
-    daily_limit_nano: key.dailyLimitNano,
-    rate_limit_per_minute: key.rateLimitPerMinute,
-    expires_at: key.expiresAt,
-    revoked_at: key.revokedAt,
-    created_at: key.createdAt,
-    last_used_at: key.lastUsedAt,
-  };
-}
-
-export function apiKeyFromRow(row: ApiKeyRow): ApiKeyRecord {
-  return {
-    id: row.id,
-    accountId: row.account_id,
-    name: row.name,
-    prefix: row.prefix,
-    hash: row.hash,
-    scopes: JSON.parse(row.scopes) as Scope[],
-    models: parseOrNull<string[]>(row.models),
-    dailyLimitNano: row.daily_limit_nano,
-    rateLimitPerMinute: row.rate_limit_per_minute,
-    expiresAt: row.expires_at,
-    revokedAt: row.revoked_at,
-    createdAt: row.created_at,
-    lastUsedAt: row.last_used_at,
-  };
-}
-
-export function receiptToRow(receipt: ReceiptRecord): ReceiptRow {
-  return {
-    id: receipt.id,
-    request_id: receipt.requestId,
-    account_id: receipt.accountId,
-    key_id: receipt.keyId,
-    key_prefix: receipt.keyPrefix,
-    created_at: receipt.createdAt,
-    status: receipt.status,
-    endpoint: receipt.endpoint,
-    stream: receipt.stream ? 1 : 0,
-    requested_model: receipt.requestedModel,
-    answering_model: receipt.answeringModel,
-    attempts: JSON.stringify(receipt.attempts),
-    warnings: JSON.stringify(receipt.warnings),
-    usage: jsonOrNull(receipt.usage),
-    usage_estimated: receipt.usageEstimated ? 1 : 0,
-    prices: jsonOrNull(receipt.prices),
-    hold_nano: receipt.holdNano,
-    cost_nano: receipt.costNano,
-    latency_ms: receipt.latencyMs,
-    time_to_first_token_ms: receipt.timeToFirstTokenMs,
-    error_code: receipt.errorCode,
-  };
-}
-
-export function receiptFromRow(row: ReceiptRow): ReceiptRecord {
-  return {
-    id: row.id,
-    requestId: row.request_id,
-    accountId: row.account_id,
-    keyId: row.key_id,
-    keyPrefix: row.key_prefix,
-    createdAt: row.created_at,
-    status: row.status as ReceiptStatus,
-    endpoint: row.endpoint,
-    stream: row.stream === 1,
-    requestedModel: row.requested_model,
-    answeringModel: row.answering_model,
-    attempts: JSON.parse(row.attempts) as StoredAttempt[],
-    warnings: JSON.parse(row.warnings) as string[],
-    usage: parseOrNull<Usage>(row.usage),
-    usageEstimated: row.usage_estimated === 1,
-    prices: parseOrNull<AppliedPrices>(row.prices),
-    holdNano: row.hold_nano,
-    costNano: row.cost_nano,
-    latencyMs: row.latency_ms,
-    timeToFirstTokenMs: row.time_to_first_token_ms,
-    errorCode: row.error_code,
-  };
-}
-
-export function auditFromRow(row: AuditRow): AuditEntry {
-  return {
-    id: row.id,
-    accountId: row.account_id,
-    at: row.at,
-    actor: row.actor,
-    action: row.action,
-    detail: JSON.parse(row.detail) as Record<string, unknown>,
-  };
+  detail: Record<string, unknown>;
 }
 
 export interface FixQuoteRow {
@@ -183,7 +102,7 @@ export interface FixQuoteRow {
   key_id: string;
   agent: string;
   tier: string;
-  input: string;
+  input: Record<string, unknown>;
   input_tokens: number;
   estimated_cost_nano: number;
   max_cost_nano: number;
@@ -204,8 +123,8 @@ export interface FixRunRow {
   status: string;
   created_at: string;
   finished_at: string | null;
-  result: string | null;
-  cancel_requested: number;
+  result: Record<string, unknown> | null;
+  cancel_requested: boolean;
 }
 
 export interface FixRunEventRow {
@@ -213,85 +132,7 @@ export interface FixRunEventRow {
   sequence: number;
   at: string;
   type: string;
-  data: string;
-}
-
-export function fixQuoteToRow(quote: FixQuoteRecord): FixQuoteRow {
-  return {
-    id: quote.id,
-    account_id: quote.accountId,
-    key_id: quote.keyId,
-    agent: quote.agent,
-    tier: quote.tier,
-    input: JSON.stringify(quote.input),
-    input_tokens: quote.inputTokens,
-    estimated_cost_nano: quote.estimatedCostNano,
-    max_cost_nano: quote.maxCostNano,
-    step_budget: quote.stepBudget,
-    created_at: quote.createdAt,
-    expires_at: quote.expiresAt,
-  };
-}
-
-export function fixQuoteFromRow(row: FixQuoteRow): FixQuoteRecord {
-  return {
-    id: row.id,
-    accountId: row.account_id,
-    keyId: row.key_id,
-    agent: row.agent,
-    tier: row.tier as FixTier,
-    input: JSON.parse(row.input) as Record<string, unknown>,
-    inputTokens: row.input_tokens,
-    estimatedCostNano: row.estimated_cost_nano,
-    maxCostNano: row.max_cost_nano,
-    stepBudget: row.step_budget,
-    createdAt: row.created_at,
-    expiresAt: row.expires_at,
-  };
-}
-
-export function fixRunToRow(run: FixRunRecord): FixRunRow {
-  return {
-    id: run.id,
-    quote_id: run.quoteId,
-    account_id: run.accountId,
-    key_id: run.keyId,
-    receipt_id: run.receiptId,
-    agent: run.agent,
-    tier: run.tier,
-    max_cost_nano: run.maxCostNano,
-    status: run.status,
-    created_at: run.createdAt,
-    finished_at: run.finishedAt,
-    result: jsonOrNull(run.result),
-    cancel_requested: run.cancelRequested ? 1 : 0,
-  };
-}
-
-export function fixRunFromRow(row: FixRunRow): FixRunRecord {
-  return {
-    id: row.id,
-    quoteId: row.quote_id,
-    accountId: row.account_id,
-    keyId: row.key_id,
-    receiptId: row.receipt_id,
-    agent: row.agent,
-    tier: row.tier as FixTier,
-    maxCostNano: row.max_cost_nano,
-    status: row.status as FixRunStatus,
-    createdAt: row.created_at,
-    finishedAt: row.finished_at,
-    result: parseOrNull<Record<string, unknown>>(row.result),
-    cancelRequested: row.cancel_requested === 1,
-  };
-}
-
-export function fixRunEventToRow(event: FixRunEvent): FixRunEventRow {
-  return { run_id: event.runId, sequence: event.sequence, at: event.at, type: event.type, data: JSON.stringify(event.data) };
-}
-
-export function fixRunEventFromRow(row: FixRunEventRow): FixRunEvent {
-  return { runId: row.run_id, sequence: row.sequence, at: row.at, type: row.type, data: JSON.parse(row.data) as Record<string, unknown> };
+  data: Record<string, unknown>;
 }
 
 export interface MemberRow {
@@ -319,10 +160,10 @@ export interface SignInNonceRow {
   expires_at: string;
 }
 
+/** The account is the query's own parameter; a row read back need not carry it. */
 export interface AliasRuleRow {
-  account_id: string;
   alias: string;
-  candidates: string;
+  candidates: string[];
   reasoning: string;
   updated_at: string;
   updated_by: string;
@@ -335,10 +176,229 @@ export interface FundsRow {
   note: string | null;
 }
 
+/** Totals of one model or key over a range, as the usage queries of both backends name them. */
+export interface UsageSqlRow {
+  name: string;
+  requests: number;
+  errors: number;
+  input_tokens: number;
+  output_tokens: number;
+  cost_nano: number;
+}
+
+export function apiKeyToRow(key: ApiKeyRecord): ApiKeyRow {
+  return {
+    id: key.id,
+    account_id: key.accountId,
+    name: key.name,
+    prefix: key.prefix,
+    hash: key.hash,
+    scopes: key.scopes,
+    models: key.models,
+    daily_limit_nano: key.dailyLimitNano,
+    rate_limit_per_minute: key.rateLimitPerMinute,
+    expires_at: key.expiresAt,
+    revoked_at: key.revokedAt,
+    created_at: key.createdAt,
+    last_used_at: key.lastUsedAt,
+  };
+}
+
+export function apiKeyFromRow(row: ApiKeyRow): ApiKeyRecord {
+  return {
+    id: row.id,
+    accountId: row.account_id,
+    name: row.name,
+    prefix: row.prefix,
+    hash: row.hash,
+    scopes: row.scopes as Scope[],
+    models: row.models,
+    dailyLimitNano: row.daily_limit_nano,
+    rateLimitPerMinute: row.rate_limit_per_minute,
+    expiresAt: row.expires_at,
+    revokedAt: row.revoked_at,
+    createdAt: row.created_at,
+    lastUsedAt: row.last_used_at,
+  };
+}
+
+export function receiptToRow(receipt: ReceiptRecord): ReceiptRow {
+  return {
+    id: receipt.id,
+    request_id: receipt.requestId,
+    account_id: receipt.accountId,
+    key_id: receipt.keyId,
+    key_prefix: receipt.keyPrefix,
+    created_at: receipt.createdAt,
+    status: receipt.status,
+    endpoint: receipt.endpoint,
+    stream: receipt.stream,
+    requested_model: receipt.requestedModel,
+    answering_model: receipt.answeringModel,
+    attempts: receipt.attempts,
+    warnings: receipt.warnings,
+    usage: receipt.usage,
+    usage_estimated: receipt.usageEstimated,
+    prices: receipt.prices,
+    hold_nano: receipt.holdNano,
+    cost_nano: receipt.costNano,
+    latency_ms: receipt.latencyMs,
+    time_to_first_token_ms: receipt.timeToFirstTokenMs,
+    error_code: receipt.errorCode,
+  };
+}
+
+export function receiptFromRow(row: ReceiptRow): ReceiptRecord {
+  return {
+    id: row.id,
+    requestId: row.request_id,
+    accountId: row.account_id,
+    keyId: row.key_id,
+    keyPrefix: row.key_prefix,
+    createdAt: row.created_at,
+    status: row.status as ReceiptStatus,
+    endpoint: row.endpoint,
+    stream: row.stream,
+    requestedModel: row.requested_model,
+    answeringModel: row.answering_model,
+    attempts: row.attempts,
+    warnings: row.warnings,
+    usage: row.usage,
+    usageEstimated: row.usage_estimated,
+    prices: row.prices,
+    holdNano: row.hold_nano,
+    costNano: row.cost_nano,
+    latencyMs: row.latency_ms,
+    timeToFirstTokenMs: row.time_to_first_token_ms,
+    errorCode: row.error_code,
+  };
+}
+
+export function holdToRow(hold: HoldRecord): HoldRow {
+  return {
+    id: hold.id,
+    request_id: hold.requestId,
+    account_id: hold.accountId,
+    key_id: hold.keyId,
+    key_prefix: hold.keyPrefix,
+    endpoint: hold.endpoint,
+    stream: hold.stream,
+    requested_model: hold.requestedModel,
+    amount_nano: hold.amountNano,
+    day: hold.day,
+    month: hold.month,
+    created_at: hold.createdAt,
+    owner: hold.owner,
+    expires_at: hold.expiresAt,
+  };
+}
+
+export function holdFromRow(row: HoldRow): HoldRecord {
+  return {
+    id: row.id,
+    requestId: row.request_id,
+    accountId: row.account_id,
+    keyId: row.key_id,
+    keyPrefix: row.key_prefix,
+    endpoint: row.endpoint,
+    stream: row.stream,
+    requestedModel: row.requested_model,
+    amountNano: row.amount_nano,
+    day: row.day,
+    month: row.month,
+    createdAt: row.created_at,
+    owner: row.owner,
+    expiresAt: row.expires_at,
+  };
+}
+
+export function auditFromRow(row: AuditRow): AuditEntry {
+  return { id: row.id, accountId: row.account_id, at: row.at, actor: row.actor, action: row.action, detail: row.detail };
+}
+
+export function fixQuoteToRow(quote: FixQuoteRecord): FixQuoteRow {
+  return {
+    id: quote.id,
+    account_id: quote.accountId,
+    key_id: quote.keyId,
+    agent: quote.agent,
+    tier: quote.tier,
+    input: quote.input,
+    input_tokens: quote.inputTokens,
+    estimated_cost_nano: quote.estimatedCostNano,
+    max_cost_nano: quote.maxCostNano,
+    step_budget: quote.stepBudget,
+    created_at: quote.createdAt,
+    expires_at: quote.expiresAt,
+  };
+}
+
+export function fixQuoteFromRow(row: FixQuoteRow): FixQuoteRecord {
+  return {
+    id: row.id,
+    accountId: row.account_id,
+    keyId: row.key_id,
+    agent: row.agent,
+    tier: row.tier as FixTier,
+    input: row.input,
+    inputTokens: row.input_tokens,
+    estimatedCostNano: row.estimated_cost_nano,
+    maxCostNano: row.max_cost_nano,
+    stepBudget: row.step_budget,
+    createdAt: row.created_at,
+    expiresAt: row.expires_at,
+  };
+}
+
+export function fixRunToRow(run: FixRunRecord): FixRunRow {
+  return {
+    id: run.id,
+    quote_id: run.quoteId,
+    account_id: run.accountId,
+    key_id: run.keyId,
+    receipt_id: run.receiptId,
+    agent: run.agent,
+    tier: run.tier,
+    max_cost_nano: run.maxCostNano,
+    status: run.status,
+    created_at: run.createdAt,
+    finished_at: run.finishedAt,
+    result: run.result,
+    cancel_requested: run.cancelRequested,
+  };
+}
+
+export function fixRunFromRow(row: FixRunRow): FixRunRecord {
+  return {
+    id: row.id,
+    quoteId: row.quote_id,
+    accountId: row.account_id,
+    keyId: row.key_id,
+    receiptId: row.receipt_id,
+    agent: row.agent,
+    tier: row.tier as FixTier,
+    maxCostNano: row.max_cost_nano,
+    status: row.status as FixRunStatus,
+    createdAt: row.created_at,
+    finishedAt: row.finished_at,
+    result: row.result,
+    cancelRequested: row.cancel_requested,
+  };
+}
+
+export function fixRunEventToRow(event: FixRunEvent): FixRunEventRow {
+  return { run_id: event.runId, sequence: event.sequence, at: event.at, type: event.type, data: event.data };
+}
+
+export function fixRunEventFromRow(row: FixRunEventRow): FixRunEvent {
+  return { runId: row.run_id, sequence: row.sequence, at: row.at, type: row.type, data: row.data };
+}
+
 export function memberFromRow(row: MemberRow): MemberRecord {
   return { accountId: row.account_id, address: row.address, role: row.role as MemberRole, addedAt: row.added_at, addedBy: row.added_by };
 }
 
+/** Addresses are stored lower-case: they compare case-insensitively. */
 export function sessionToRow(session: SessionRecord): SessionRow {
   return {
     id: session.id,
@@ -371,21 +431,14 @@ export function signInNonceFromRow(row: SignInNonceRow): SignInNonceRecord {
   return { nonce: row.nonce, address: row.address, createdAt: row.created_at, expiresAt: row.expires_at };
 }
 
-export function aliasRuleToRow(accountId: string, rule: AliasRule): AliasRuleRow {
-  return {
-    account_id: accountId,
-    alias: rule.alias,
-    candidates: JSON.stringify(rule.candidates),
-    reasoning: rule.reasoning,
-    updated_at: rule.updatedAt,
-    updated_by: rule.updatedBy,
-  };
+export function aliasRuleToRow(rule: AliasRule): AliasRuleRow {
+  return { alias: rule.alias, candidates: rule.candidates, reasoning: rule.reasoning, updated_at: rule.updatedAt, updated_by: rule.updatedBy };
 }
 
 export function aliasRuleFromRow(row: AliasRuleRow): AliasRule {
   return {
     alias: row.alias,
-    candidates: JSON.parse(row.candidates) as string[],
+    candidates: row.candidates,
     reasoning: row.reasoning as AliasRule['reasoning'],
     updatedAt: row.updated_at,
     updatedBy: row.updated_by,
@@ -394,4 +447,15 @@ export function aliasRuleFromRow(row: AliasRuleRow): AliasRule {
 
 export function fundsFromRow(row: FundsRow): FundsEntry {
   return { id: row.id, at: row.at, amountNano: row.amount_nano, note: row.note };
+}
+
+export function usageFromRow(row: UsageSqlRow): UsageRow {
+  return {
+    name: row.name,
+    requests: row.requests,
+    errors: row.errors,
+    inputTokens: row.input_tokens,
+    outputTokens: row.output_tokens,
+    costNano: row.cost_nano,
+  };
 }
