@@ -117,8 +117,8 @@ describe('fix agents', () => {
     assert.equal(view.steps[0]!.model, 'up/alpha');
     assert.match(view.steps[1]!.detail ?? '', /src\/math\.js/);
     assert.match(view.patch ?? '', /^diff --git a\/src\/math\.js b\/src\/math\.js/);
-    assert.match(view.patch ?? '', /^-  return a - b;$/m);
-    assert.match(view.patch ?? '', /^\+  return a \+ b;$/m);
+    assert.match(view.patch ?? '', /^- {2}return a - b;$/m);
+    assert.match(view.patch ?? '', /^\+ {2}return a \+ b;$/m);
     await assertPatchApplies(BROKEN_FILES, view.patch!);
 
     // The second call carried the first reply and what was wrong with it.

@@ -14,7 +14,7 @@ test('an unexpected failure is internal_error 500, retryable, with nothing inter
     assert.equal(body.error.code, 'internal_error');
     assert.equal(body.error.retryable, true);
     assert.equal(body.error.request_id, response.headers.get('x-svc-request-id'));
-    assert.ok(!/sqlite|database|    at |\.ts:/i.test(text), text);
+    assert.ok(!/sqlite|database| {4}at |\.ts:/i.test(text), text);
   } finally {
     await harness.gateway.app.close();
     await harness.fake.close();

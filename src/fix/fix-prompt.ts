@@ -81,10 +81,9 @@ export function truncateToTokens(text: string, limit: number): string {
   if (estimateTextTokens(text) <= limit) return text;
   const note = '\n[... cut]';
   let length = text.length;
-  let cut = text;
   while (length > 0) {
     length = Math.floor(length * 0.8);
-    cut = text.slice(0, length) + note;
+    const cut = text.slice(0, length) + note;
     if (estimateTextTokens(cut) <= limit) return cut;
   }
   return note.trim();

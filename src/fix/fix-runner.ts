@@ -17,7 +17,7 @@ import type { Store } from '../storage/store.ts';
 import { aliasOfTier } from './fix-agents.ts';
 import type { FixInput } from './fix-input.ts';
 import { findAgent } from './fix-agents.ts';
-import { runFixLoop, type FixOutcome, type StepView } from './fix-loop.ts';
+import { runFixLoop, type FixOutcome } from './fix-loop.ts';
 
 export interface FixRunnerDeps {
   config: GatewayConfig;

@@ -25,6 +25,7 @@ declare module 'fastify' {
     apiKey: ApiKeyRecord | null;
     metered: MeteredRequest | null;
   }
+  // eslint-disable-next-line @typescript-eslint/no-empty-object-type -- declaration merging adds the route options to Fastify's config
   interface FastifyContextConfig extends RouteOptions {}
 }
 

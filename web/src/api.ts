@@ -28,7 +28,7 @@ export async function api<T>(method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE'
     throw new ApiError('The gateway cannot be reached. Check that it is running, then try again.', 0, 'network', null);
   }
   const text = await response.text();
-  let parsed: any = null;
+  let parsed: any;
   try {
     parsed = text ? JSON.parse(text) : null;
   } catch {

@@ -65,7 +65,7 @@ export async function signInWith(wallet: Wallet): Promise<SessionInfo> {
     address = await requestAccount(wallet);
     chainId = Number.parseInt((await wallet.provider.request({ method: 'eth_chainId' })) as string, 16);
   } catch (error) {
-    throw new Error(walletErrorText(error));
+    throw new Error(walletErrorText(error), { cause: error });
   }
   let session: SessionInfo;
   try {
@@ -74,11 +74,11 @@ export async function signInWith(wallet: Wallet): Promise<SessionInfo> {
     try {
       signature = (await wallet.provider.request({ method: 'personal_sign', params: [toHex(message) as `0x${string}`, address as `0x${string}`] })) as string;
     } catch (error) {
-      throw new Error(walletErrorText(error));
+      throw new Error(walletErrorText(error), { cause: error });
     }
     session = await api<SessionInfo>('POST', '/sign-in', { message, signature });
   } catch (error) {
-    if (error instanceof ApiError) throw new Error(signInErrorText(error, address, chainId));
+    if (error instanceof ApiError) throw new Error(signInErrorText(error, address, chainId), { cause: error });
     throw error;
   }
   setCsrfToken(session.csrf_token);

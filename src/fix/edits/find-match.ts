@@ -79,12 +79,6 @@ function pairBlankLines(file: readonly string[], search: readonly string[], map:
   }
 }
 
-interface Indent {
-  /** Whitespace the file has in front of each search line (add), or the search has in front of the file's (remove). */
-  apply: (line: string) => string;
-  fileIndent: (searchIndent: string) => string | undefined;
-}
-
 const leading = (line: string): string => /^[ \t]*/.exec(line)![0];
 
 /**

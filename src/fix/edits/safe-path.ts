@@ -4,6 +4,7 @@
  */
 export function unsafePathReason(path: string): string | undefined {
   if (path.trim() === '') return 'the path is empty';
+  // eslint-disable-next-line no-control-regex -- control characters are exactly what this refuses
   if (/[\u0000-\u001f\u007f"\\]/.test(path)) return 'the path contains a control character, a quote or a backslash';
   if (path.startsWith('/') || path.startsWith('~') || /^[A-Za-z]:/.test(path)) {
     return 'the path is absolute; use a path relative to the repository root';

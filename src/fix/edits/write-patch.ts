@@ -14,6 +14,7 @@ export function writePatch(before: readonly SourceFile[], after: readonly Source
 
 function filePatch(path: string, before: string | undefined, after: string | undefined): string {
   if (before === after) return '';
+  // eslint-disable-next-line no-control-regex -- control characters are exactly what this refuses
   if (/[\u0000-\u001f\u007f"\\]/.test(path)) {
     throw new Error(`cannot write a patch for ${JSON.stringify(path)}: control character, quote or backslash`);
   }

@@ -6,9 +6,9 @@ import type { FinishReason } from '../../protocol/canonical/chat-result.ts';
  */
 export function mapAnthropicStopReason(stopReason: string | null | undefined): FinishReason {
   switch (stopReason) {
+    // pause_turn: a server tool paused a long turn; the answer so far is complete as far as the client can tell.
     case 'end_turn':
     case 'stop_sequence':
-    // pause_turn: a server tool paused a long turn; the answer so far is complete as far as the client can tell.
     case 'pause_turn':
       return 'stop';
     case 'max_tokens':

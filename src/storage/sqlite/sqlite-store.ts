@@ -59,7 +59,7 @@ export function createSqliteStore(path: string): Store {
     try {
       return (prepared = prepareStatements(db));
     } catch (error) {
-      throw new Error(`database ${path} has no gateway schema yet; call migrate() first (${(error as Error).message})`);
+      throw new Error(`database ${path} has no gateway schema yet; call migrate() first (${(error as Error).message})`, { cause: error });
     }
   };
 
