@@ -34,7 +34,11 @@ function completionBody(): Buffer {
 function streamBody(includeUsage: boolean): Buffer {
   const base = { id: ID, object: 'chat.completion.chunk', created: Math.floor(Date.now() / 1000), model: MODEL };
   const chunk = (delta: Record<string, unknown>, finishReason: string | null = null) =>
-    JSON.stringify({ ...base, choices: [{ index: 0, delta, logprobs: null, finish_reason: finishReason }], ...(includeUsage ? { usage: null } : {}) });
+    JSON.stringify({
+      ...base,
+      choices: [{ index: 0, delta, logprobs: null, finish_reason: finishReason }],
+      ...(includeUsage ? { usage: null } : {}),
+    });
   const events = [chunk({ role: 'assistant', content: '' }), ...PIECES.map((piece) => chunk({ content: piece })), chunk({}, 'stop')];
   if (includeUsage) events.push(JSON.stringify({ ...base, choices: [], usage: USAGE }));
   events.push('[DONE]');

@@ -112,11 +112,7 @@ const warmupSamples: string[] = [];
 async function bench(): Promise<void> {
   const upstream = await startChild<{ url: string; pid: number }>('bench/fast-upstream.ts', []);
   const profile = CPU_PROF_DIR ? ['--cpu-prof', `--cpu-prof-dir=${resolve(CPU_PROF_DIR)}`] : [];
-  const gateway = await startChild<{ url: string; key: string; pid: number }>(
-    'bench/gateway-process.ts',
-    [upstream.info.url, dbDirectory],
-    profile,
-  );
+  const gateway = await startChild<{ url: string; key: string; pid: number }>('bench/gateway-process.ts', [upstream.info.url, dbDirectory], profile);
   const gatewayPid = gateway.process.pid!;
   if (gateway.info.pid !== gatewayPid) throw new Error(`gateway reported pid ${gateway.info.pid}, spawned ${gatewayPid}`);
 
@@ -176,7 +172,9 @@ function report(): number {
     `Load: undici Pool with keep-alive on loopback; ${CONCURRENCY} in flight for ${REQUESTS} non-streaming / ${STREAM_REQUESTS} streaming requests after ${WARMUP} warm-up; ${SEQUENTIAL} sequential requests per side at concurrency 1. Model ${MODEL}; auth, routing and SQLite receipts on.`,
   );
   lines.push('');
-  lines.push('| Phase | Concurrency | Requests | Errors | Req/s | Latency p50 (ms) | Latency p99 (ms) | First byte p50 (ms) | First byte p99 (ms) | Gateway CPU/req (ms) |');
+  lines.push(
+    '| Phase | Concurrency | Requests | Errors | Req/s | Latency p50 (ms) | Latency p99 (ms) | First byte p50 (ms) | First byte p99 (ms) | Gateway CPU/req (ms) |',
+  );
   lines.push('|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|');
   for (const row of rows) {
     const { result } = row;
@@ -205,12 +203,18 @@ function report(): number {
   lines.push('');
   lines.push('| Gateway overhead | Measured | Target | Result |');
   lines.push('|---|---:|---:|---|');
-  lines.push(`| CPU per request, non-streaming (c=${CONCURRENCY}) | ${ms(cpuPlain)} ms | < ${TARGET_CPU_MS} ms | ${verdict(cpuPlain, TARGET_CPU_MS)} |`);
+  lines.push(
+    `| CPU per request, non-streaming (c=${CONCURRENCY}) | ${ms(cpuPlain)} ms | < ${TARGET_CPU_MS} ms | ${verdict(cpuPlain, TARGET_CPU_MS)} |`,
+  );
   lines.push(`| CPU per request, streaming (c=${CONCURRENCY}) | ${ms(cpuStream)} ms | — | — |`);
   lines.push(`| Added latency p50 / p99, non-streaming (c=1) | ${ms(addedPlain.p50)} / ${ms(addedPlain.p99)} ms | — | — |`);
   lines.push(`| Added latency p50 / p99, streaming, whole stream (c=1) | ${ms(addedStream.p50)} / ${ms(addedStream.p99)} ms | — | — |`);
-  lines.push(`| Added time to first streamed byte p50 (c=1) | ${ms(addedFirstByte.p50)} ms | < ${TARGET_FIRST_BYTE_MS} ms | ${verdict(addedFirstByte.p50, TARGET_FIRST_BYTE_MS)} |`);
-  lines.push(`| Added time to first streamed byte p99 (c=1) | ${ms(addedFirstByte.p99)} ms | < ${TARGET_FIRST_BYTE_MS} ms | ${verdict(addedFirstByte.p99, TARGET_FIRST_BYTE_MS)} |`);
+  lines.push(
+    `| Added time to first streamed byte p50 (c=1) | ${ms(addedFirstByte.p50)} ms | < ${TARGET_FIRST_BYTE_MS} ms | ${verdict(addedFirstByte.p50, TARGET_FIRST_BYTE_MS)} |`,
+  );
+  lines.push(
+    `| Added time to first streamed byte p99 (c=1) | ${ms(addedFirstByte.p99)} ms | < ${TARGET_FIRST_BYTE_MS} ms | ${verdict(addedFirstByte.p99, TARGET_FIRST_BYTE_MS)} |`,
+  );
   lines.push('');
   lines.push(
     'Gateway CPU/req: user + system time of the gateway process (all threads, from /proc) during the measured phase, divided by its requests. ' +

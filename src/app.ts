@@ -43,7 +43,10 @@ export function buildApp(deps: GatewayDeps): FastifyInstance {
       const { requestId } = newRequestIds();
       const message =
         error.code === 'FST_ERR_MAX_PARAM_LENGTH' ? 'A path segment of this URL is too long.' : 'The URL is not valid (check its percent-escapes).';
-      (reply as FastifyReply).header('x-svc-request-id', requestId).code(400).send(renderOpenAIError(new GatewayError('invalid_request', message), requestId));
+      (reply as FastifyReply)
+        .header('x-svc-request-id', requestId)
+        .code(400)
+        .send(renderOpenAIError(new GatewayError('invalid_request', message), requestId));
     },
   });
 

@@ -9,7 +9,10 @@ export async function startGateway(options: { configPath?: string } = {}): Promi
   const { logger } = gateway.deps;
   const source = options.configPath ?? process.env.GATEWAY_CONFIG ?? 'built-in demo config (simulated provider)';
   logger.info({ url: gateway.url, config: source, database: describeStore(storeBackend(config)) }, `gateway listening on ${gateway.url}/v1`);
-  logger.info({ console: `${gateway.deps.console.origin}/console`, domain: gateway.deps.console.domain }, `console at ${gateway.deps.console.origin}/console (sign in with a wallet)`);
+  logger.info(
+    { console: `${gateway.deps.console.origin}/console`, domain: gateway.deps.console.domain },
+    `console at ${gateway.deps.console.origin}/console (sign in with a wallet)`,
+  );
   const shutdown = (signal: string) => {
     logger.info({ signal }, 'shutting down');
     gateway.close().then(

@@ -49,7 +49,9 @@ function anthropicEvents(text: string): Array<[string, any]> {
 
 /** `event[:index][:block or delta type]` per event: the shape Claude Code's stream reader depends on. */
 function shape(events: Array<[string, any]>): string[] {
-  return events.map(([name, data]) => [name, data.index, data.content_block?.type ?? data.delta?.type].filter((part) => part !== undefined).join(':'));
+  return events.map(([name, data]) =>
+    [name, data.index, data.content_block?.type ?? data.delta?.type].filter((part) => part !== undefined).join(':'),
+  );
 }
 
 async function receiptOf(response: Response) {
@@ -81,7 +83,11 @@ describe('a recorded Claude Code request', () => {
     const text = await response.text();
 
     const sent = upstreamBody();
-    assert.deepEqual(sent.system, [...claudeCode.system, { type: 'text', text: claudeCode.messages[0].content }], 'the role: system message joins the system blocks');
+    assert.deepEqual(
+      sent.system,
+      [...claudeCode.system, { type: 'text', text: claudeCode.messages[0].content }],
+      'the role: system message joins the system blocks',
+    );
     assert.deepEqual(sent.messages, claudeCode.messages.slice(1), 'blocks, cache_control, thinking signatures and tool results as sent');
     assert.deepEqual(sent.tools, claudeCode.tools, 'tools with their 2020-12 schemas, defer_loading and cache_control');
     assert.deepEqual(sent.metadata, claudeCode.metadata);
@@ -121,7 +127,10 @@ describe('a recorded Claude Code request', () => {
     assert.equal(events[0]![1].message.model, 'anth/claude');
     assert.equal(events.find(([, data]) => data.delta?.type === 'signature_delta')![1].delta.signature, SIGNATURE);
     assert.deepEqual(events[13]![1].content_block, { type: 'tool_use', id: 'toolu_02Edit', name: 'Edit', input: {} });
-    const argumentsText = events.filter(([, data]) => data.delta?.type === 'input_json_delta').map(([, data]) => data.delta.partial_json).join('');
+    const argumentsText = events
+      .filter(([, data]) => data.delta?.type === 'input_json_delta')
+      .map(([, data]) => data.delta.partial_json)
+      .join('');
     assert.deepEqual(JSON.parse(argumentsText), { file_path: '/repo/src/sum.ts', old_string: 'a - b', new_string: 'a + b' });
     assert.deepEqual(events.at(-2)![1], {
       type: 'message_delta',
@@ -163,7 +172,10 @@ describe('a recorded Claude Code request', () => {
     assert.equal(sent.tools.length, claudeCode.tools.length);
     for (const [index, tool] of sent.tools.entries()) {
       const original = claudeCode.tools[index];
-      assert.deepEqual(tool, { type: 'function', function: { name: original.name, description: original.description, parameters: original.input_schema } });
+      assert.deepEqual(tool, {
+        type: 'function',
+        function: { name: original.name, description: original.description, parameters: original.input_schema },
+      });
     }
     assert.deepEqual(sent.messages, [
       ...claudeCode.system.map((block: any) => ({ role: 'system', content: block.text })),
@@ -172,7 +184,9 @@ describe('a recorded Claude Code request', () => {
       {
         role: 'assistant',
         content: "I'll read the source file first.",
-        tool_calls: [{ id: 'toolu_01A9ckz4fnpTdNZJcQ7G8qxW', type: 'function', function: { name: 'Read', arguments: '{"file_path":"/repo/src/sum.ts"}' } }],
+        tool_calls: [
+          { id: 'toolu_01A9ckz4fnpTdNZJcQ7G8qxW', type: 'function', function: { name: 'Read', arguments: '{"file_path":"/repo/src/sum.ts"}' } },
+        ],
       },
       { role: 'tool', tool_call_id: 'toolu_01A9ckz4fnpTdNZJcQ7G8qxW', content: claudeCode.messages[3].content[0].content[0].text },
     ]);
@@ -200,11 +214,21 @@ describe('a recorded Claude Code request', () => {
       'message_stop',
     ]);
     assert.deepEqual(events[9]![1].content_block, { type: 'tool_use', id: 'call_edit1', name: 'Edit', input: {} });
-    assert.deepEqual(events.at(-2)![1].usage, { input_tokens: 4_000, cache_creation_input_tokens: 0, cache_read_input_tokens: 1_000, output_tokens: 40 });
+    assert.deepEqual(events.at(-2)![1].usage, {
+      input_tokens: 4_000,
+      cache_creation_input_tokens: 0,
+      cache_read_input_tokens: 1_000,
+      output_tokens: 40,
+    });
   });
 
   test('non-streaming, from either kind of model: one message with thinking, text and tool use', async () => {
-    harness.fake.script('claude-x', { reasoning: 'r', signature: SIGNATURE, text: 't', toolCalls: [{ id: 'toolu_9', name: 'Read', arguments: '{"file_path":"a"}' }] });
+    harness.fake.script('claude-x', {
+      reasoning: 'r',
+      signature: SIGNATURE,
+      text: 't',
+      toolCalls: [{ id: 'toolu_9', name: 'Read', arguments: '{"file_path":"a"}' }],
+    });
     let response = await postMessages({ ...claudeCode, stream: false });
     let message = await response.json();
     assert.equal(response.headers.get('x-svc-model'), 'anth/claude');
@@ -227,17 +251,32 @@ describe('a recorded Claude Code request', () => {
 });
 
 describe('a tool round trip', () => {
-  const tools = [{ name: 'get_weather', description: 'Weather by city', input_schema: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] } }];
+  const tools = [
+    {
+      name: 'get_weather',
+      description: 'Weather by city',
+      input_schema: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] },
+    },
+  ];
   const ask = { role: 'user', content: 'Weather in Paris?' };
 
   test('with an Anthropic model: tool_use, then the tool_result and the signed thinking go back', async () => {
-    harness.fake.script('claude-x', { reasoning: 'Need weather.', signature: SIGNATURE, toolCalls: [{ id: 'toolu_w1', name: 'get_weather', arguments: '{"city":"Paris"}' }] });
-    const first = await (await postMessages({ model: 'anth/claude', max_tokens: 4_000, tools, messages: [ask], thinking: { type: 'enabled', budget_tokens: 2_000 } })).json();
+    harness.fake.script('claude-x', {
+      reasoning: 'Need weather.',
+      signature: SIGNATURE,
+      toolCalls: [{ id: 'toolu_w1', name: 'get_weather', arguments: '{"city":"Paris"}' }],
+    });
+    const first = await (
+      await postMessages({ model: 'anth/claude', max_tokens: 4_000, tools, messages: [ask], thinking: { type: 'enabled', budget_tokens: 2_000 } })
+    ).json();
     assert.equal(first.stop_reason, 'tool_use');
 
     harness.fake.reset();
     harness.fake.script('claude-x', { text: 'Sunny, 21C.' });
-    const toolResult = { role: 'user', content: [{ type: 'tool_result', tool_use_id: 'toolu_w1', content: 'sunny, 21C', cache_control: { type: 'ephemeral' } }] };
+    const toolResult = {
+      role: 'user',
+      content: [{ type: 'tool_result', tool_use_id: 'toolu_w1', content: 'sunny, 21C', cache_control: { type: 'ephemeral' } }],
+    };
     const second = await (
       await postMessages({
         model: 'anth/claude',
@@ -266,15 +305,17 @@ describe('a tool round trip', () => {
   test('with an OpenAI-compatible model, streaming: tool_calls and a tool message', async () => {
     harness.fake.script('alpha', { toolCalls: [{ id: 'call_w1', name: 'get_weather', arguments: '{"city":"Paris"}' }] });
     const events = anthropicEvents(await (await postMessages({ model: 'up/alpha', max_tokens: 1_000, tools, messages: [ask], stream: true })).text());
-    assert.deepEqual(shape(events).filter((entry) => !entry.includes('input_json_delta')), [
-      'message_start',
-      'content_block_start:0:tool_use',
-      'content_block_stop:0',
-      'message_delta',
-      'message_stop',
-    ]);
+    assert.deepEqual(
+      shape(events).filter((entry) => !entry.includes('input_json_delta')),
+      ['message_start', 'content_block_start:0:tool_use', 'content_block_stop:0', 'message_delta', 'message_stop'],
+    );
     assert.equal(events.at(-2)![1].delta.stop_reason, 'tool_use');
-    const input = JSON.parse(events.filter(([, data]) => data.delta?.type === 'input_json_delta').map(([, data]) => data.delta.partial_json).join(''));
+    const input = JSON.parse(
+      events
+        .filter(([, data]) => data.delta?.type === 'input_json_delta')
+        .map(([, data]) => data.delta.partial_json)
+        .join(''),
+    );
     const toolUse = { ...events[1]![1].content_block, input };
 
     harness.fake.reset();
@@ -284,12 +325,20 @@ describe('a tool round trip', () => {
         model: 'up/alpha',
         max_tokens: 1_000,
         tools,
-        messages: [ask, { role: 'assistant', content: [toolUse] }, { role: 'user', content: [{ type: 'tool_result', tool_use_id: 'call_w1', content: [{ type: 'text', text: 'sunny' }, image] }] }],
+        messages: [
+          ask,
+          { role: 'assistant', content: [toolUse] },
+          { role: 'user', content: [{ type: 'tool_result', tool_use_id: 'call_w1', content: [{ type: 'text', text: 'sunny' }, image] }] },
+        ],
       })
     ).json();
     assert.deepEqual(upstreamBody().messages, [
       { role: 'user', content: 'Weather in Paris?' },
-      { role: 'assistant', content: null, tool_calls: [{ id: 'call_w1', type: 'function', function: { name: 'get_weather', arguments: '{"city":"Paris"}' } }] },
+      {
+        role: 'assistant',
+        content: null,
+        tool_calls: [{ id: 'call_w1', type: 'function', function: { name: 'get_weather', arguments: '{"city":"Paris"}' } }],
+      },
       { role: 'tool', tool_call_id: 'call_w1', content: 'sunny' },
       {
         role: 'user',
@@ -302,7 +351,10 @@ describe('a tool round trip', () => {
   });
 
   test('across providers: a turn answered by an OpenAI model continues on the Anthropic one', async () => {
-    harness.fake.script('alpha', { reasoning: 'unsigned thoughts', toolCalls: [{ id: 'call_x1', name: 'get_weather', arguments: '{"city":"Paris"}' }] });
+    harness.fake.script('alpha', {
+      reasoning: 'unsigned thoughts',
+      toolCalls: [{ id: 'call_x1', name: 'get_weather', arguments: '{"city":"Paris"}' }],
+    });
     const first = await (await postMessages({ model: 'up/alpha', max_tokens: 4_000, tools, messages: [ask] })).json();
     assert.deepEqual(first.content[0], { type: 'thinking', thinking: 'unsigned thoughts', signature: '' });
 
@@ -317,7 +369,11 @@ describe('a tool round trip', () => {
     });
     assert.equal(response.status, 200);
     const sent = upstreamBody();
-    assert.deepEqual(sent.messages[1].content, [{ type: 'tool_use', id: 'call_x1', name: 'get_weather', input: { city: 'Paris' } }], 'unsigned thinking stays behind');
+    assert.deepEqual(
+      sent.messages[1].content,
+      [{ type: 'tool_use', id: 'call_x1', name: 'get_weather', input: { city: 'Paris' } }],
+      'unsigned thinking stays behind',
+    );
     assert.equal('thinking' in sent, false, 'without a signed thinking block, the tool loop goes on without thinking');
   });
 });
@@ -372,7 +428,12 @@ describe('the official @anthropic-ai/sdk', () => {
       toolCalls: [{ id: 'toolu_s1', name: 'get_weather', arguments: '{"city":"Rome"}' }],
       chunkSize: 3,
     });
-    const withToken = new Anthropic({ baseURL: harness.gateway.url, authToken: harness.key, maxRetries: 0, defaultHeaders: { 'anthropic-version': '2023-06-01' } });
+    const withToken = new Anthropic({
+      baseURL: harness.gateway.url,
+      authToken: harness.key,
+      maxRetries: 0,
+      defaultHeaders: { 'anthropic-version': '2023-06-01' },
+    });
     const stream = withToken.messages.stream({
       ...params,
       thinking: { type: 'enabled', budget_tokens: 1_024 },
@@ -395,7 +456,10 @@ describe('the official @anthropic-ai/sdk', () => {
     assert.equal(harness.fake.requests.length, 0, 'counting calls no provider');
 
     const page = await client().models.list({ limit: 2 });
-    assert.deepEqual(page.data.map((model) => model.id), ['svc/fast', 'svc/balanced']);
+    assert.deepEqual(
+      page.data.map((model) => model.id),
+      ['svc/fast', 'svc/balanced'],
+    );
     assert.equal(page.data[0]!.type, 'model');
     assert.match(page.data[0]!.display_name, /svc\/fast/);
     assert.ok(!Number.isNaN(Date.parse(page.data[0]!.created_at)));
@@ -420,7 +484,11 @@ describe('the official @anthropic-ai/sdk', () => {
 
 describe('count_tokens and models without the SDK', () => {
   test('count_tokens answers for the first candidate, without a receipt', async () => {
-    const response = await postMessages({ model: 'svc/balanced', messages: claudeCode.messages, system: claudeCode.system, tools: claudeCode.tools }, {}, '/v1/messages/count_tokens?beta=true');
+    const response = await postMessages(
+      { model: 'svc/balanced', messages: claudeCode.messages, system: claudeCode.system, tools: claudeCode.tools },
+      {},
+      '/v1/messages/count_tokens?beta=true',
+    );
     assert.equal(response.status, 200);
     const body = await response.json();
     assert.deepEqual(Object.keys(body), ['input_tokens']);
@@ -438,7 +506,10 @@ describe('count_tokens and models without the SDK', () => {
     assert.equal(page.data.length, 7);
     assert.deepEqual([page.first_id, page.last_id, page.has_more], ['svc/fast', 'up/tiny', false]);
     const next = await (await get('?limit=2&after_id=svc/best', { 'anthropic-version': '2023-06-01' })).json();
-    assert.deepEqual(next.data.map((model: any) => model.id), ['up/alpha', 'up/beta']);
+    assert.deepEqual(
+      next.data.map((model: any) => model.id),
+      ['up/alpha', 'up/beta'],
+    );
     const bad = await get('?limit=0', { 'anthropic-version': '2023-06-01' });
     assert.equal(bad.status, 400);
     assert.equal((await bad.json()).error.type, 'invalid_request_error');
@@ -461,7 +532,13 @@ describe('errors in the Anthropic shape', () => {
 
   test('401 from auth, 400 naming the field, 404 for an unknown path, 403 for a model the key may not use', async () => {
     await expectAnthropicError(await postMessages(claudeCode, { 'x-api-key': 'svc_nope' }), 401, 'invalid_api_key', 'authentication_error', false);
-    const error = await expectAnthropicError(await postMessages({ ...claudeCode, max_tokens: 'lots' }), 400, 'invalid_request', 'invalid_request_error', false);
+    const error = await expectAnthropicError(
+      await postMessages({ ...claudeCode, max_tokens: 'lots' }),
+      400,
+      'invalid_request',
+      'invalid_request_error',
+      false,
+    );
     assert.match(error.message, /max_tokens/);
     await expectAnthropicError(await postMessages(claudeCode, {}, '/v1/messages/batches'), 404, 'not_found', 'not_found_error', false);
     const { key } = await harness.createKey({ models: ['svc/fast'] });
@@ -527,14 +604,17 @@ describe('402 in the Anthropic shape', () => {
 
   test('insufficient_balance is a billing_error; the SDK raises PaymentRequiredError', async () => {
     const client = new Anthropic({ baseURL: broke.gateway.url, apiKey: broke.key, maxRetries: 0 });
-    await assert.rejects(client.messages.create({ model: 'svc/balanced', max_tokens: 100, messages: [{ role: 'user', content: 'x' }] }), (error: any) => {
-      assert.ok(error instanceof Anthropic.PaymentRequiredError, String(error));
-      assert.equal(error.status, 402);
-      assert.equal(error.type, 'billing_error');
-      assert.equal((error.error as any).error.code, 'insufficient_balance');
-      assert.equal(error.headers.get('x-should-retry'), 'false');
-      return true;
-    });
+    await assert.rejects(
+      client.messages.create({ model: 'svc/balanced', max_tokens: 100, messages: [{ role: 'user', content: 'x' }] }),
+      (error: any) => {
+        assert.ok(error instanceof Anthropic.PaymentRequiredError, String(error));
+        assert.equal(error.status, 402);
+        assert.equal(error.type, 'billing_error');
+        assert.equal((error.error as any).error.code, 'insufficient_balance');
+        assert.equal(error.headers.get('x-should-retry'), 'false');
+        return true;
+      },
+    );
     assert.equal(broke.fake.requests.length, 0);
   });
 });

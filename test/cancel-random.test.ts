@@ -28,7 +28,11 @@ test('streams cancelled at random points: charged for what was generated, hold r
     harness.fake.reset();
     harness.fake.script('alpha', { text: answer, chunkSize: 6, chunkDelayMs: 15 });
     const stopAfter = 1 + Math.floor(random() * 12);
-    const response = await harness.post('/v1/chat/completions', { model: 'up/alpha', messages: [{ role: 'user', content: 'tell me' }], stream: true });
+    const response = await harness.post('/v1/chat/completions', {
+      model: 'up/alpha',
+      messages: [{ role: 'user', content: 'tell me' }],
+      stream: true,
+    });
     const receiptId = response.headers.get('x-svc-receipt-id')!;
     const reader = response.body!.getReader();
     const raw = await readUntil(reader, (text) => sseData(text).length >= stopAfter + 1);
@@ -46,7 +50,10 @@ test('streams cancelled at random points: charged for what was generated, hold r
     assert.equal(receipt.status, 'cancelled', `round ${round}`);
     assert.equal(receipt.usage_estimated, true);
     // What was generated lies between what reached us and the whole answer.
-    assert.ok(receipt.usage.completion_tokens >= estimateTextTokens(received), `round ${round}: billed ${receipt.usage.completion_tokens} for ${received.length} chars received`);
+    assert.ok(
+      receipt.usage.completion_tokens >= estimateTextTokens(received),
+      `round ${round}: billed ${receipt.usage.completion_tokens} for ${received.length} chars received`,
+    );
     assert.ok(receipt.usage.completion_tokens < estimateTextTokens(answer), `round ${round}: not the whole answer`);
     assert.notEqual(receipt.cost, '0.000000000');
     assert.deepEqual(await store.listHolds(DEFAULT_ACCOUNT_ID), [], `round ${round}: hold released`);

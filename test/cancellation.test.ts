@@ -22,7 +22,11 @@ async function receiptWhenWritten(id: string) {
 
 test('closing a stream stops the provider and the receipt records cancelled with the cost so far', async () => {
   harness.fake.script('alpha', { text: 'word '.repeat(200), chunkSize: 5, chunkDelayMs: 20 });
-  const response = await harness.post('/v1/chat/completions', { model: 'up/alpha', messages: [{ role: 'user', content: 'long story' }], stream: true });
+  const response = await harness.post('/v1/chat/completions', {
+    model: 'up/alpha',
+    messages: [{ role: 'user', content: 'long story' }],
+    stream: true,
+  });
   const receiptId = response.headers.get('x-svc-receipt-id')!;
   const reader = response.body!.getReader();
   await readUntil(reader, (text) => text.split('data: ').length >= 6);

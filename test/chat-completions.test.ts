@@ -26,7 +26,12 @@ describe('non-streaming with the openai SDK', () => {
     assert.equal(data.choices[0]!.message.refusal, null);
     assert.equal(data.choices[0]!.finish_reason, 'stop');
     assert.deepEqual(
-      { prompt: data.usage!.prompt_tokens, completion: data.usage!.completion_tokens, total: data.usage!.total_tokens, cached: data.usage!.prompt_tokens_details!.cached_tokens },
+      {
+        prompt: data.usage!.prompt_tokens,
+        completion: data.usage!.completion_tokens,
+        total: data.usage!.total_tokens,
+        cached: data.usage!.prompt_tokens_details!.cached_tokens,
+      },
       { prompt: 120, completion: 6, total: 126, cached: 100 },
     );
     const requestId = response.headers.get('x-svc-request-id')!;
@@ -44,7 +49,9 @@ describe('non-streaming with the openai SDK', () => {
 
   test('tools, tool_choice and unknown fields are forwarded; tool calls come back', async () => {
     harness.fake.script('alpha', { toolCalls: [{ id: 'call_1', name: 'get_weather', arguments: '{"city":"Paris"}' }] });
-    const tools = [{ type: 'function' as const, function: { name: 'get_weather', parameters: { type: 'object', properties: { city: { type: 'string' } } } } }];
+    const tools = [
+      { type: 'function' as const, function: { name: 'get_weather', parameters: { type: 'object', properties: { city: { type: 'string' } } } } },
+    ];
     const completion = await client.chat.completions.create({
       model: 'up/alpha',
       messages: [{ role: 'user', content: 'Weather in Paris?' }],
@@ -60,7 +67,10 @@ describe('non-streaming with the openai SDK', () => {
     const call = completion.choices[0]!.message.tool_calls![0]!;
     assert.equal(completion.choices[0]!.finish_reason, 'tool_calls');
     assert.equal(call.type, 'function');
-    assert.deepEqual([call.id, call.type === 'function' && call.function.name, call.type === 'function' && call.function.arguments], ['call_1', 'get_weather', '{"city":"Paris"}']);
+    assert.deepEqual(
+      [call.id, call.type === 'function' && call.function.name, call.type === 'function' && call.function.arguments],
+      ['call_1', 'get_weather', '{"city":"Paris"}'],
+    );
     const sent = harness.fake.requests[0]!.body as any;
     assert.deepEqual(sent.tools, tools);
     assert.equal(sent.tool_choice, 'auto');
@@ -78,12 +88,19 @@ describe('non-streaming with the openai SDK', () => {
       messages: [
         { role: 'system', content: 'Be brief.' },
         { role: 'user', content: 'Weather in Paris?' },
-        { role: 'assistant', content: null, tool_calls: [{ id: 'call_1', type: 'function', function: { name: 'get_weather', arguments: '{"city":"Paris"}' } }] },
+        {
+          role: 'assistant',
+          content: null,
+          tool_calls: [{ id: 'call_1', type: 'function', function: { name: 'get_weather', arguments: '{"city":"Paris"}' } }],
+        },
         { role: 'tool', tool_call_id: 'call_1', content: '{"temp":21}' },
       ],
     });
     const sent = harness.fake.requests[0]!.body as any;
-    assert.deepEqual(sent.messages.map((message: any) => message.role), ['system', 'user', 'assistant', 'tool']);
+    assert.deepEqual(
+      sent.messages.map((message: any) => message.role),
+      ['system', 'user', 'assistant', 'tool'],
+    );
     assert.equal(sent.messages[2].tool_calls[0].function.arguments, '{"city":"Paris"}');
     assert.equal(sent.messages[3].tool_call_id, 'call_1');
   });
@@ -98,10 +115,17 @@ describe('non-streaming with the openai SDK', () => {
   });
 
   test('an Anthropic model answers a chat-completions request, with cache tokens in usage', async () => {
-    harness.fake.script('claude-x', { text: 'Bonjour', reasoning: 'thinking...', usage: { prompt: 1000, completion: 40, cached: 600, cacheWrite: 300 } });
+    harness.fake.script('claude-x', {
+      text: 'Bonjour',
+      reasoning: 'thinking...',
+      usage: { prompt: 1000, completion: 40, cached: 600, cacheWrite: 300 },
+    });
     const completion = await client.chat.completions.create({
       model: 'svc/balanced',
-      messages: [{ role: 'system', content: 'You are French.' }, { role: 'user', content: 'Hello' }],
+      messages: [
+        { role: 'system', content: 'You are French.' },
+        { role: 'user', content: 'Hello' },
+      ],
       max_completion_tokens: 20000,
     });
     assert.equal(completion.model, 'anth/claude');
@@ -176,7 +200,10 @@ describe('streaming', () => {
     }
     assert.deepEqual(chunks[0].choices[0].delta, { role: 'assistant', content: '' });
     assert.equal(chunks[0].choices[0].finish_reason, null);
-    const content = chunks.slice(1, -2).map((chunk) => chunk.choices[0].delta.content).join('');
+    const content = chunks
+      .slice(1, -2)
+      .map((chunk) => chunk.choices[0].delta.content)
+      .join('');
     assert.equal(content, 'Hi there');
     for (const chunk of chunks.slice(1, -2)) assert.equal(chunk.choices[0].finish_reason, null);
     const last = chunks.at(-2);
@@ -229,10 +256,13 @@ describe('streaming', () => {
       if (chunk.choices[0]?.finish_reason) finish = chunk.choices[0].finish_reason;
     }
     assert.equal(finish, 'tool_calls');
-    assert.deepEqual(calls.map(({ id, name, args }) => ({ id, name, args })), [
-      { id: 'call_a', name: 'read_file', args: '{"path":"src/app.ts"}' },
-      { id: 'call_b', name: 'list_dir', args: '{"path":"src"}' },
-    ]);
+    assert.deepEqual(
+      calls.map(({ id, name, args }) => ({ id, name, args })),
+      [
+        { id: 'call_a', name: 'read_file', args: '{"path":"src/app.ts"}' },
+        { id: 'call_b', name: 'list_dir', args: '{"path":"src"}' },
+      ],
+    );
     assert.ok(calls[0]!.pieces > 1, 'arguments arrive in several pieces');
   });
 

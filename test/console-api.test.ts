@@ -122,7 +122,9 @@ describe('console sign-in over HTTP with real signatures', () => {
 
   test('separation: API keys refused on the console, cookies ignored on /v1, cross-origin and token-less changes refused', async () => {
     const session = await client.signIn(owner);
-    const withKey = await fetch(`${harness.gateway.url}/console/api/session`, { headers: { authorization: `Bearer ${harness.key}`, cookie: session.cookie } });
+    const withKey = await fetch(`${harness.gateway.url}/console/api/session`, {
+      headers: { authorization: `Bearer ${harness.key}`, cookie: session.cookie },
+    });
     assert.deepEqual([withKey.status, (await json(withKey)).error.code], [401, 'session_required']);
     const v1 = await fetch(`${harness.gateway.url}/v1/models`, { headers: { cookie: session.cookie } });
     assert.deepEqual([v1.status, (await json(v1)).error.code], [401, 'invalid_api_key']);
@@ -150,7 +152,10 @@ describe('console sign-in over HTTP with real signatures', () => {
   test('keys: created with the full value once, listed, limits edited, revoked at once for /v1; all audit-logged', async () => {
     const session = await client.signIn(owner);
     const created = await json(
-      await client.call('POST', '/keys', { body: { name: 'laptop', scopes: ['inference'], models: ['svc/fast'], daily_limit: '2.50', rate_limit_per_minute: 30 }, session }),
+      await client.call('POST', '/keys', {
+        body: { name: 'laptop', scopes: ['inference'], models: ['svc/fast'], daily_limit: '2.50', rate_limit_per_minute: 30 },
+        session,
+      }),
     );
     assert.match(created.key, /^svc_/);
     assert.deepEqual([created.record.daily_limit, created.record.rate_limit_per_minute, created.record.status], ['2.500000000', 30, 'active']);
@@ -170,7 +175,8 @@ describe('console sign-in over HTTP with real signatures', () => {
 
     const audit = await json(await client.call('GET', '/audit?limit=20', { session }));
     const actions = audit.data.filter((row: { actor: string }) => row.actor === owner.address).map((row: { action: string }) => row.action);
-    for (const action of ['key.created', 'key.limits', 'key.revoked', 'session.signed_in']) assert.ok(actions.includes(action), `${action} in ${actions}`);
+    for (const action of ['key.created', 'key.limits', 'key.revoked', 'session.signed_in'])
+      assert.ok(actions.includes(action), `${action} in ${actions}`);
   });
 
   test('budget, funds, overview and receipts with filters and a cursor', async () => {
@@ -206,13 +212,18 @@ describe('console sign-in over HTTP with real signatures', () => {
     const session = await client.signIn(owner);
     const bad = await client.call('PUT', '/rules', { body: { alias: 'svc/fast', candidates: ['nope/model'], reasoning: 'low' }, session });
     assert.deepEqual([bad.status, (await json(bad)).error.code], [400, 'invalid_request']);
-    const rules = await json(await client.call('PUT', '/rules', { body: { alias: 'svc/fast', candidates: ['up/beta', 'up/alpha'], reasoning: 'medium' }, session }));
-    assert.deepEqual(rules.aliases.find((alias: { alias: string }) => alias.alias === 'svc/fast'), {
-      alias: 'svc/fast',
-      candidates: ['up/beta', 'up/alpha'],
-      reasoning: 'medium',
-      source: 'console',
-    });
+    const rules = await json(
+      await client.call('PUT', '/rules', { body: { alias: 'svc/fast', candidates: ['up/beta', 'up/alpha'], reasoning: 'medium' }, session }),
+    );
+    assert.deepEqual(
+      rules.aliases.find((alias: { alias: string }) => alias.alias === 'svc/fast'),
+      {
+        alias: 'svc/fast',
+        candidates: ['up/beta', 'up/alpha'],
+        reasoning: 'medium',
+        source: 'console',
+      },
+    );
     const chat = await harness.post('/v1/chat/completions', { model: 'svc/fast', messages: [{ role: 'user', content: 'hi' }] });
     assert.equal(chat.headers.get('x-svc-model'), 'up/beta');
   });

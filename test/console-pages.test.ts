@@ -5,7 +5,16 @@ import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { privateKeyToAccount } from 'viem/accounts';
 import { parseUsd } from '../src/lib/money.ts';
 import { CONSOLE_CSP } from '../src/http/console/console-pages.ts';
-import { chromiumMissing, installWallets, launchChromium, SCREENSHOTS, screenshots, seriousViolations, switchAccount, type MockWallet } from './helpers/browser.ts';
+import {
+  chromiumMissing,
+  installWallets,
+  launchChromium,
+  SCREENSHOTS,
+  screenshots,
+  seriousViolations,
+  switchAccount,
+  type MockWallet,
+} from './helpers/browser.ts';
 import { startHarness, type Harness } from './helpers/gateway-harness.ts';
 
 const ownerAccount = privateKeyToAccount('0x59c6995e998f97a5a0044966f0945389dc9e86dae88c7a8412f4603b6b78690d');
@@ -32,7 +41,11 @@ if (missing !== null) {
     async function visit(path: string, heading: string | RegExp, name: string): Promise<void> {
       await page.goto(`${harness.gateway.url}${path}`);
       await page.getByRole('heading', { level: 1, name: heading }).waitFor();
-      await page.locator('.state.loading').first().waitFor({ state: 'detached' }).catch(() => undefined);
+      await page
+        .locator('.state.loading')
+        .first()
+        .waitFor({ state: 'detached' })
+        .catch(() => undefined);
       await look(name);
     }
 
@@ -77,7 +90,8 @@ if (missing !== null) {
 
     test('/login lists every announced wallet; a refusal in the wallet is said in words', async () => {
       await page.goto(`${harness.gateway.url}/login`);
-      for (const name of ['Test Wallet', 'Second Wallet', 'Careful Wallet']) await page.getByRole('button', { name: `Sign in with ${name}` }).waitFor();
+      for (const name of ['Test Wallet', 'Second Wallet', 'Careful Wallet'])
+        await page.getByRole('button', { name: `Sign in with ${name}` }).waitFor();
       await page.getByText('WalletConnect').waitFor();
       await look('login');
       await page.getByRole('button', { name: 'Sign in with Careful Wallet' }).click();
@@ -88,7 +102,10 @@ if (missing !== null) {
       await signInWith('Test Wallet');
       await page.getByRole('heading', { level: 1, name: 'Overview' }).waitFor();
       await page.getByTestId('balance').getByText('$1000.00').waitFor();
-      await page.getByText(`${ownerAccount.address.slice(0, 6)}…`).first().waitFor();
+      await page
+        .getByText(`${ownerAccount.address.slice(0, 6)}…`)
+        .first()
+        .waitFor();
       await harness.post('/v1/chat/completions', { model: 'up/alpha', messages: [{ role: 'user', content: 'hello' }] });
       await visit('/console', 'Overview', 'overview');
     });
@@ -111,10 +128,13 @@ if (missing !== null) {
       await row.getByRole('button', { name: /^Revoke/ }).click();
       await row.getByRole('button', { name: 'Yes, revoke' }).click();
       await row.getByText('revoked').waitFor();
-      await assert.rejects(client.chat.completions.create({ model: 'svc/fast', messages: [{ role: 'user', content: 'hi' }] }), (error: { status?: number; code?: string }) => {
-        assert.deepEqual([error.status, error.code], [401, 'key_revoked']);
-        return true;
-      });
+      await assert.rejects(
+        client.chat.completions.create({ model: 'svc/fast', messages: [{ role: 'user', content: 'hi' }] }),
+        (error: { status?: number; code?: string }) => {
+          assert.deepEqual([error.status, error.code], [401, 'key_revoked']);
+          return true;
+        },
+      );
     });
 
     test('limits: a daily limit set on the page refuses a request with budget_exceeded', async () => {
@@ -122,14 +142,19 @@ if (missing !== null) {
       await visit('/console/limits', 'Limits', 'limits');
       const row = page.locator(`tr[data-prefix="${record.prefix}"]`);
       await row.getByLabel(`Daily limit of ${record.prefix} (USD)`).fill('0.000001');
-      const saved = page.waitForResponse((response) => response.url().endsWith(`/console/api/keys/${record.id}`) && response.request().method() === 'PATCH');
+      const saved = page.waitForResponse(
+        (response) => response.url().endsWith(`/console/api/keys/${record.id}`) && response.request().method() === 'PATCH',
+      );
       await row.getByRole('button', { name: `Save limits of ${record.prefix}` }).click();
       assert.equal((await saved).status(), 200);
       const client = new OpenAI({ baseURL: harness.baseURL, apiKey: key, maxRetries: 0 });
-      await assert.rejects(client.chat.completions.create({ model: 'up/alpha', messages: [{ role: 'user', content: 'hi' }] }), (error: { status?: number; code?: string }) => {
-        assert.deepEqual([error.status, error.code], [402, 'budget_exceeded']);
-        return true;
-      });
+      await assert.rejects(
+        client.chat.completions.create({ model: 'up/alpha', messages: [{ role: 'user', content: 'hi' }] }),
+        (error: { status?: number; code?: string }) => {
+          assert.deepEqual([error.status, error.code], [402, 'budget_exceeded']);
+          return true;
+        },
+      );
     });
 
     test('rules: moving a candidate up changes the model that answers', async () => {
@@ -163,7 +188,10 @@ if (missing !== null) {
       await link.click();
       await page.getByRole('heading', { level: 1, name: `Receipt ${id}` }).waitFor();
       const receipt = JSON.parse(await (await harness.get(`/v1/receipts/${id}`)).text());
-      await page.getByTestId('receipt-cost').getByText(new RegExp(`^\\$${receipt.cost.replace(/0+$/, '').replace('.', '\\.')}`)).waitFor();
+      await page
+        .getByTestId('receipt-cost')
+        .getByText(new RegExp(`^\\$${receipt.cost.replace(/0+$/, '').replace('.', '\\.')}`))
+        .waitFor();
       await page.getByRole('table', { name: 'Attempts in order' }).waitFor();
       await look('receipt-detail');
     });

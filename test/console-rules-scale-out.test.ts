@@ -54,7 +54,10 @@ else {
       assert.equal(await chat(second.url), 'up/alpha', 'the config file puts up/alpha first');
       const client = consoleClient(first.url);
       const session = await client.signIn(privateKeyToAccount('0x59c6995e998f97a5a0044966f0945389dc9e86dae88c7a8412f4603b6b78690d'));
-      const changed = await client.call('PUT', '/rules', { body: { alias: 'svc/fast', candidates: ['up/beta', 'up/alpha'], reasoning: 'low' }, session });
+      const changed = await client.call('PUT', '/rules', {
+        body: { alias: 'svc/fast', candidates: ['up/beta', 'up/alpha'], reasoning: 'low' },
+        session,
+      });
       assert.equal(changed.status, 200, JSON.stringify(await json(changed)));
       const changedAt = Date.now();
       let model = await chat(second.url);

@@ -48,7 +48,10 @@ test('a gateway killed mid-request leaves a hold that the next start releases, c
     try {
       assert.deepEqual(await store.listHolds(DEFAULT_ACCOUNT_ID), [], 'released at start');
       const receipt = await store.getReceipt(DEFAULT_ACCOUNT_ID, holds[0]!.id);
-      assert.deepEqual([receipt?.status, receipt?.costNano, receipt?.holdNano, receipt?.errorCode], ['failed', 0, holds[0]!.amountNano, 'internal_error']);
+      assert.deepEqual(
+        [receipt?.status, receipt?.costNano, receipt?.holdNano, receipt?.errorCode],
+        ['failed', 0, holds[0]!.amountNano, 'internal_error'],
+      );
       assert.equal(await store.getBalance(DEFAULT_ACCOUNT_ID), 5 * NANO_PER_USD, 'nothing charged, nothing lost');
       const totals = await store.ledgerTotals(DEFAULT_ACCOUNT_ID);
       assert.equal(totals.funds - totals.charges, await store.getBalance(DEFAULT_ACCOUNT_ID));

@@ -31,10 +31,13 @@ test('a failing first candidate falls back to the next; the receipt lists both a
   assert.equal(response.headers.get('x-svc-model'), 'up/beta');
   const receipt = await receiptOf(response);
   assert.equal(receipt.status, 'succeeded');
-  assert.deepEqual(receipt.attempts.map((attempt: any) => [attempt.model, attempt.outcome, attempt.error_code]), [
-    ['up/alpha', 'failed', 'provider_unavailable'],
-    ['up/beta', 'succeeded', null],
-  ]);
+  assert.deepEqual(
+    receipt.attempts.map((attempt: any) => [attempt.model, attempt.outcome, attempt.error_code]),
+    [
+      ['up/alpha', 'failed', 'provider_unavailable'],
+      ['up/beta', 'succeeded', null],
+    ],
+  );
 });
 
 test('routing.fallback false keeps the request on the first candidate', async () => {
@@ -50,7 +53,10 @@ test('routing.allowed_models narrows an alias', async () => {
   const response = await ask('svc/fast', { routing: { allowed_models: ['up/beta'] } });
   assert.equal(response.status, 200);
   assert.equal((await response.json()).model, 'up/beta');
-  assert.deepEqual(harness.fake.requests.map((request) => (request.body as any).model), ['beta']);
+  assert.deepEqual(
+    harness.fake.requests.map((request) => (request.body as any).model),
+    ['beta'],
+  );
 });
 
 test('routing.allowed_models that leaves nothing, or names unknown models, is unsupported_parameter', async () => {
@@ -139,9 +145,18 @@ test('a capability filter skips candidates without a call and explains each', as
   harness.fake.script('alpha', { status: 500 });
   const response = await harness.post('/v1/chat/completions', { model: 'svc/fast', messages: [{ role: 'user', content: [image] }] });
   assert.equal(response.status, 503);
-  assert.deepEqual(harness.fake.requests.map((request) => (request.body as any).model), ['alpha']);
+  assert.deepEqual(
+    harness.fake.requests.map((request) => (request.body as any).model),
+    ['alpha'],
+  );
   const receipt = await receiptOf(response);
-  assert.deepEqual(receipt.attempts.map((attempt: any) => [attempt.model, attempt.outcome]), [['up/beta', 'skipped'], ['up/alpha', 'failed']]);
+  assert.deepEqual(
+    receipt.attempts.map((attempt: any) => [attempt.model, attempt.outcome]),
+    [
+      ['up/beta', 'skipped'],
+      ['up/alpha', 'failed'],
+    ],
+  );
 
   const tooBig = await harness.post('/v1/chat/completions', {
     model: 'up/tiny',
@@ -160,7 +175,9 @@ test('fallback happens before the first chunk of a stream', async () => {
   const response = await ask('svc/fast', { stream: true });
   assert.equal(response.status, 200);
   assert.equal(response.headers.get('x-svc-model'), 'up/beta');
-  const chunks = sseData(await response.text()).slice(0, -1).map((data) => JSON.parse(data));
+  const chunks = sseData(await response.text())
+    .slice(0, -1)
+    .map((data) => JSON.parse(data));
   assert.equal(chunks.map((chunk) => chunk.choices[0]?.delta.content ?? '').join(''), 'streamed by beta');
 });
 

@@ -15,7 +15,15 @@ interface RunView {
   files: string[];
   explanation: string | null;
   error: { code: string; message: string } | null;
-  steps: Array<{ index: number; kind: string; status: string; model: string | null; cost: string; detail: string | null; tokens: { input: number; output: number } | null }>;
+  steps: Array<{
+    index: number;
+    kind: string;
+    status: string;
+    model: string | null;
+    cost: string;
+    detail: string | null;
+    tokens: { input: number; output: number } | null;
+  }>;
   cost: string;
   max_cost: string;
   receipt_id: string;
@@ -61,14 +69,20 @@ describe('fix agents', () => {
     const response = await harness.get('/v1/fix/agents');
     assert.equal(response.status, 200);
     const body = await json(response);
-    assert.deepEqual(body.data.map((agent: { id: string }) => agent.id), ['code-fix', 'test-fix']);
+    assert.deepEqual(
+      body.data.map((agent: { id: string }) => agent.id),
+      ['code-fix', 'test-fix'],
+    );
     const codeFix = body.data[0];
     assert.ok(codeFix.input.files && codeFix.input.command && codeFix.input.output && codeFix.input.instruction);
-    assert.deepEqual(codeFix.tiers.map((tier: { tier: string; model: string }) => [tier.tier, tier.model]), [
-      ['fast', 'svc/fast'],
-      ['balanced', 'svc/balanced'],
-      ['best', 'svc/best'],
-    ]);
+    assert.deepEqual(
+      codeFix.tiers.map((tier: { tier: string; model: string }) => [tier.tier, tier.model]),
+      [
+        ['fast', 'svc/fast'],
+        ['balanced', 'svc/balanced'],
+        ['best', 'svc/best'],
+      ],
+    );
     for (const tier of codeFix.tiers) {
       assert.equal(tier.connected, true);
       assert.ok(parseUsd(tier.price.typical) > 0 && parseUsd(tier.price.largest) > parseUsd(tier.price.typical), JSON.stringify(tier));
@@ -124,15 +138,21 @@ describe('fix agents', () => {
     // The second call carried the first reply and what was wrong with it.
     assert.equal(harness.fake.requests.length, 2);
     const second = harness.fake.requests[1]!.body as { messages: Array<{ role: string; content: unknown }> };
-    assert.deepEqual(second.messages.map((message) => message.role), ['system', 'user', 'assistant', 'user']);
+    assert.deepEqual(
+      second.messages.map((message) => message.role),
+      ['system', 'user', 'assistant', 'user'],
+    );
     assert.match(JSON.stringify(second.messages[3]!.content), /None of your edits were applied/);
 
     const receipt = await json(await harness.get(`/v1/receipts/${view.receipt_id}`));
     assert.deepEqual([receipt.endpoint, receipt.status, receipt.requested_model, receipt.model], ['fix.runs', 'succeeded', 'svc/fast', 'up/alpha']);
-    assert.deepEqual(receipt.attempts.map((attempt: { step: number; model: string }) => [attempt.step, attempt.model]), [
-      [1, 'up/alpha'],
-      [3, 'up/alpha'],
-    ]);
+    assert.deepEqual(
+      receipt.attempts.map((attempt: { step: number; model: string }) => [attempt.step, attempt.model]),
+      [
+        [1, 'up/alpha'],
+        [3, 'up/alpha'],
+      ],
+    );
     const cost = parseUsd(view.cost);
     assert.ok(cost > 0);
     assert.equal(cost, sumSteps(view));
@@ -144,7 +164,12 @@ describe('fix agents', () => {
 
   test('a model that never writes a valid edit: failed at the step budget, charged for the calls it made', async () => {
     harness.fake.reset();
-    harness.fake.script('alpha', { text: 'I think it is fine.' }, { text: BROKEN_EDIT }, { text: 'src/math.js\n```js\nexport function add(a, b) {\n  // ...\n}\n```\n' });
+    harness.fake.script(
+      'alpha',
+      { text: 'I think it is fine.' },
+      { text: BROKEN_EDIT },
+      { text: 'src/math.js\n```js\nexport function add(a, b) {\n  // ...\n}\n```\n' },
+    );
     const before = await balance(harness);
     const priced = await quote(harness, {});
     const { body } = await runQuote(harness, priced.body.id);
@@ -259,9 +284,23 @@ describe('fix agents', () => {
     const events = await readEvents(response);
     assert.deepEqual(
       events.map((event) => event.event),
-      ['run.started', 'step.started', 'step.completed', 'step.started', 'step.completed', 'step.started', 'step.completed', 'step.started', 'step.completed', 'run.completed'],
+      [
+        'run.started',
+        'step.started',
+        'step.completed',
+        'step.started',
+        'step.completed',
+        'step.started',
+        'step.completed',
+        'step.started',
+        'step.completed',
+        'run.completed',
+      ],
     );
-    assert.deepEqual(events.map((event) => Number(event.id)), events.map((_, index) => index + 1));
+    assert.deepEqual(
+      events.map((event) => Number(event.id)),
+      events.map((_, index) => index + 1),
+    );
     const data = events.map((event) => JSON.parse(event.data));
     assert.deepEqual([data[1].step.index, data[1].step.kind, data[1].step.status], [1, 'model', 'running']);
     assert.deepEqual([data[4].step.kind, data[4].step.status], ['check', 'failed']);
@@ -271,11 +310,17 @@ describe('fix agents', () => {
 
     // The events can be replayed later, also from a given sequence on (Last-Event-ID).
     const replay = await readEvents(await harness.get(`/v1/fix/runs/${last.run.id}/events`));
-    assert.deepEqual(replay.map((event) => event.event), events.map((event) => event.event));
+    assert.deepEqual(
+      replay.map((event) => event.event),
+      events.map((event) => event.event),
+    );
     const resumed = await fetch(`${harness.gateway.url}/v1/fix/runs/${last.run.id}/events`, {
       headers: { authorization: `Bearer ${harness.key}`, 'last-event-id': '8' },
     });
-    assert.deepEqual((await readEvents(resumed)).map((event) => event.id), ['9', '10']);
+    assert.deepEqual(
+      (await readEvents(resumed)).map((event) => event.id),
+      ['9', '10'],
+    );
   });
 
   test('a client that disconnects mid-run does not stop it: the run finishes and is charged once', async () => {
@@ -357,7 +402,9 @@ describe('fix agents: money refusals, tiers without models, input too large', ()
   });
 
   test('input too large for every candidate of the tier: context_too_large (413) saying how much fits', async () => {
-    const harness = await startHarness({ editConfig: (text) => text.replace('svc/fast: { candidates: [up/alpha, up/beta]', 'svc/fast: { candidates: [up/tiny]') });
+    const harness = await startHarness({
+      editConfig: (text) => text.replace('svc/fast: { candidates: [up/alpha, up/beta]', 'svc/fast: { candidates: [up/tiny]'),
+    });
     try {
       const { status, body } = await quote(harness, {});
       assert.deepEqual([status, body.error.code], [413, 'context_too_large']);
@@ -371,7 +418,10 @@ describe('fix agents: money refusals, tiers without models, input too large', ()
     const harness = await startHarness({
       editConfig: (text) =>
         text
-          .replace('models:\n', 'models:\n  - { id: far/x, provider: far, price: { input: "1", output: "2" }, context_window: 100000, max_output_tokens: 4096 }\n')
+          .replace(
+            'models:\n',
+            'models:\n  - { id: far/x, provider: far, price: { input: "1", output: "2" }, context_window: 100000, max_output_tokens: 4096 }\n',
+          )
           .replace('providers:\n', 'providers:\n  - { id: far, kind: openai, base_url: "http://10.255.255.1/v1" }\n')
           .replace('svc/best: { candidates: [up/beta, anth/claude]', 'svc/best: { candidates: [far/x]'),
     });
@@ -390,7 +440,8 @@ describe('fix agents: money refusals, tiers without models, input too large', ()
     const harness = await startHarness();
     try {
       const tests = [{ path: 'test/math.test.js', content: "import { add } from '../src/math.js';\nassert.equal(add(2, 3), 5);\n" }];
-      const editTest = 'test/math.test.js\n```\n<<<<<<< SEARCH\nassert.equal(add(2, 3), 5);\n=======\nassert.equal(add(2, 3), -1);\n>>>>>>> REPLACE\n```\n';
+      const editTest =
+        'test/math.test.js\n```\n<<<<<<< SEARCH\nassert.equal(add(2, 3), 5);\n=======\nassert.equal(add(2, 3), -1);\n>>>>>>> REPLACE\n```\n';
       harness.fake.script('alpha', { text: editTest }, { text: GOOD_EDIT });
       const priced = await quote(harness, { agent: 'test-fix', tests });
       assert.equal(priced.status, 200, JSON.stringify(priced.body));

@@ -16,7 +16,6 @@ import { FIX_INPUT, GOOD_EDIT, readEvents } from './helpers/fix-fixtures.ts';
 import { harnessConfigText } from './helpers/gateway-harness.ts';
 import { startGatewayProcess } from './helpers/gateway-process.ts';
 
-
 interface Backend {
   name: string;
   /** The store the test reads, and the environment that points gateway processes at the same one. */
@@ -65,7 +64,9 @@ async function gatewayKilledMidRun(backend: Backend): Promise<void> {
   try {
     // The first call never answers: the run is mid-step when its process dies.
     fake.script('alpha', { hang: true });
-    const quote = await (await fetch(`${doomed.url}/v1/fix/quote`, { method: 'POST', headers, body: JSON.stringify({ agent: 'code-fix', tier: 'fast', ...FIX_INPUT }) })).json();
+    const quote = await (
+      await fetch(`${doomed.url}/v1/fix/quote`, { method: 'POST', headers, body: JSON.stringify({ agent: 'code-fix', tier: 'fast', ...FIX_INPUT }) })
+    ).json();
     const started = await fetch(`${doomed.url}/v1/fix/runs`, { method: 'POST', headers, body: JSON.stringify({ quote: quote.id, stream: true }) });
     const runId = started.headers.get('x-svc-run-id')!;
     let stepStarted!: () => void;
@@ -85,7 +86,10 @@ async function gatewayKilledMidRun(backend: Backend): Promise<void> {
 
     // The survivor's hold keeper sees the dead owner, releases its hold and ends the run failed.
     const events = await survivorEvents;
-    assert.deepEqual(events.slice(0, 2).map((event) => event.event), ['run.started', 'step.started']);
+    assert.deepEqual(
+      events.slice(0, 2).map((event) => event.event),
+      ['run.started', 'step.started'],
+    );
     const last = JSON.parse(events.at(-1)!.data);
     assert.equal(last.type, 'run.completed');
     assert.deepEqual([last.run.id, last.run.status, last.run.error.code, last.run.cost], [runId, 'failed', 'internal_error', '0.000000000']);
@@ -104,7 +108,13 @@ async function gatewayKilledMidRun(backend: Backend): Promise<void> {
     // The survivor runs new quotes as usual.
     fake.reset();
     fake.script('alpha', { text: GOOD_EDIT });
-    const next = await (await fetch(`${survivor.url}/v1/fix/quote`, { method: 'POST', headers, body: JSON.stringify({ agent: 'code-fix', tier: 'fast', ...FIX_INPUT }) })).json();
+    const next = await (
+      await fetch(`${survivor.url}/v1/fix/quote`, {
+        method: 'POST',
+        headers,
+        body: JSON.stringify({ agent: 'code-fix', tier: 'fast', ...FIX_INPUT }),
+      })
+    ).json();
     const ran = await (await fetch(`${survivor.url}/v1/fix/runs`, { method: 'POST', headers, body: JSON.stringify({ quote: next.id }) })).json();
     assert.equal(ran.status, 'succeeded');
   } finally {
@@ -119,9 +129,10 @@ async function gatewayKilledMidRun(backend: Backend): Promise<void> {
 
 describe('a gateway process killed mid-run', () => {
   test('SQLite: the run ends failed, its hold released, followed to the end from another process', () => gatewayKilledMidRun(sqlite));
-
 });
 
 const missing = await postgresUnreachable();
 if (missing !== null) reportPostgresUnreachable('a gateway process killed mid-run: PostgreSQL', missing);
-else test('PostgreSQL: a gateway process killed mid-run: the run ends failed, its hold released, followed to the end from another process', () => gatewayKilledMidRun(postgres));
+else
+  test('PostgreSQL: a gateway process killed mid-run: the run ends failed, its hold released, followed to the end from another process', () =>
+    gatewayKilledMidRun(postgres));

@@ -86,7 +86,10 @@ test('model_not_allowed: an allowed alias does not allow its exact model ids', a
   await expectError(await harness.post('/v1/chat/completions', { ...chat, model: 'svc/best' }, key), 403, 'model_not_allowed');
   // GET /v1/models lists only what the key may use.
   const models = await (await harness.get('/v1/models', key)).json();
-  assert.deepEqual(models.data.map((model: any) => model.id), ['svc/fast']);
+  assert.deepEqual(
+    models.data.map((model: any) => model.id),
+    ['svc/fast'],
+  );
 });
 
 test('invalid_request names the field; bad JSON too', async () => {
@@ -96,7 +99,11 @@ test('invalid_request names the field; bad JSON too', async () => {
   assert.match(error.message, /messages/);
   error = await expectError(await harness.post('/v1/chat/completions', { ...chat, max_tokens: -3 }), 400, 'invalid_request');
   assert.match(error.message, /max_tokens/);
-  error = await expectError(await harness.post('/v1/chat/completions', { ...chat, messages: [{ role: 'wizard', content: 'x' }] }), 400, 'invalid_request');
+  error = await expectError(
+    await harness.post('/v1/chat/completions', { ...chat, messages: [{ role: 'wizard', content: 'x' }] }),
+    400,
+    'invalid_request',
+  );
   assert.match(error.message, /messages\[0\]\.role/);
   const badJson = await harness.post('/v1/chat/completions', '{"model": "svc/fast", "messages": [');
   error = await expectError(badJson, 400, 'invalid_request');

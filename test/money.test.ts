@@ -156,7 +156,9 @@ describe('rate limits', () => {
     const error = (await limited.json()).error;
     assert.equal(error.code, 'rate_limit_exceeded');
     assert.equal(error.retryable, true);
-    const retryAfter = Math.max(...responses.filter((response) => response.status === 429).map((response) => Number(response.headers.get('retry-after'))));
+    const retryAfter = Math.max(
+      ...responses.filter((response) => response.status === 429).map((response) => Number(response.headers.get('retry-after'))),
+    );
     assert.ok(Number.isInteger(retryAfter) && retryAfter >= 1 && retryAfter <= 60, `retry-after ${retryAfter}`);
     const receipt = await receiptOf(limited);
     assert.deepEqual([receipt.cost, receipt.error_code], ['0.000000000', 'rate_limit_exceeded']);

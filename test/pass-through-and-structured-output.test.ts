@@ -81,7 +81,10 @@ for (const native of [false, true]) {
         editConfig: (text) =>
           text
             .replace('svc/balanced: { candidates: [anth/claude, up/alpha]', 'svc/balanced: { candidates: [anth/claude]')
-            .replace('capabilities: { tools: true, vision: true, reasoning: true }\n  - id: up/tiny', `capabilities: { tools: true, vision: true, reasoning: true, structured_output: ${native} }\n  - id: up/tiny`),
+            .replace(
+              'capabilities: { tools: true, vision: true, reasoning: true }\n  - id: up/tiny',
+              `capabilities: { tools: true, vision: true, reasoning: true, structured_output: ${native} }\n  - id: up/tiny`,
+            ),
       });
     });
     after(() => harness.close());
@@ -134,13 +137,22 @@ for (const native of [false, true]) {
       const response = await harness.post('/v1/responses', {
         model: 'svc/balanced',
         input: 'Who wrote the first program?',
-        text: { format: { type: 'json_schema', name: 'person', schema: { type: 'object', properties: { name: { type: 'string' }, age: { type: 'number' } } } } },
+        text: {
+          format: {
+            type: 'json_schema',
+            name: 'person',
+            schema: { type: 'object', properties: { name: { type: 'string' }, age: { type: 'number' } } },
+          },
+        },
       });
       const body = await json(response);
       assert.equal(body.status, 'completed', JSON.stringify(body));
       const message = body.output.find((item: { type: string }) => item.type === 'message');
       assert.deepEqual(JSON.parse(message.content[0].text), ADA);
-      assert.equal(body.output.some((item: { type: string }) => item.type === 'function_call'), false);
+      assert.equal(
+        body.output.some((item: { type: string }) => item.type === 'function_call'),
+        false,
+      );
       assertAskedForTheSchema();
     });
 
@@ -149,7 +161,10 @@ for (const native of [false, true]) {
       const response = await harness.post('/v1/chat/completions', {
         model: 'svc/balanced',
         messages: [{ role: 'user', content: 'Who wrote the first program?' }],
-        response_format: { type: 'json_schema', json_schema: { name: 'person', schema: { type: 'object', properties: { name: { type: 'string' }, age: { type: 'number' } } } } },
+        response_format: {
+          type: 'json_schema',
+          json_schema: { name: 'person', schema: { type: 'object', properties: { name: { type: 'string' }, age: { type: 'number' } } } },
+        },
       });
       const body = await json(response);
       assert.deepEqual(JSON.parse(body.choices[0].message.content), ADA);

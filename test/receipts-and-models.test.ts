@@ -13,7 +13,11 @@ beforeEach(() => harness.fake.reset());
 test('a receipt carries the exact cost of the usage at the model prices', async () => {
   // up/alpha: $0.40 input, $0.10 cached, $1.60 output per 1M tokens.
   harness.fake.script('alpha', { text: 'ok', usage: { prompt: 1234, cached: 1000, completion: 57, reasoning: 0 } });
-  const response = await harness.post('/v1/chat/completions', { model: 'svc/fast', messages: [{ role: 'user', content: 'price me' }], max_tokens: 100 });
+  const response = await harness.post('/v1/chat/completions', {
+    model: 'svc/fast',
+    messages: [{ role: 'user', content: 'price me' }],
+    max_tokens: 100,
+  });
   assert.equal(response.status, 200);
   const receipt = await (await harness.get(`/v1/receipts/${response.headers.get('x-svc-receipt-id')}`)).json();
   // 234 x 400 + 1000 x 100 + 57 x 1600 = 93600 + 100000 + 91200 nano-USD... per 1M: divide by 1e6 of nano-per-1M
@@ -25,7 +29,12 @@ test('a receipt carries the exact cost of the usage at the model prices', async 
   assert.equal(receipt.model, 'up/alpha');
   assert.equal(receipt.endpoint, 'chat.completions');
   assert.deepEqual(receipt.usage, { prompt_tokens: 1234, cached_tokens: 1000, cache_write_tokens: 0, completion_tokens: 57, reasoning_tokens: 0 });
-  assert.deepEqual(receipt.prices_per_million_tokens, { input: '0.400000000', cached_input: '0.100000000', cache_write: '0.400000000', output: '1.600000000' });
+  assert.deepEqual(receipt.prices_per_million_tokens, {
+    input: '0.400000000',
+    cached_input: '0.100000000',
+    cache_write: '0.400000000',
+    output: '1.600000000',
+  });
   assert.ok(Number(receipt.hold) > 0, 'the worst case was computed');
   assert.match(receipt.key.prefix, /^svc_/);
   assert.equal(typeof receipt.latency_ms, 'number');
@@ -69,7 +78,10 @@ test('GET /v1/receipts: newest first, limit, before, has_more; bad limits are in
   }
   const page = await (await harness.get('/v1/receipts?limit=2')).json();
   assert.equal(page.object, 'list');
-  assert.deepEqual(page.data.map((receipt: any) => receipt.id), [ids[2], ids[1]]);
+  assert.deepEqual(
+    page.data.map((receipt: any) => receipt.id),
+    [ids[2], ids[1]],
+  );
   assert.equal(page.has_more, true);
   const next = await (await harness.get(`/v1/receipts?limit=2&before=${encodeURIComponent(page.data[1].created_at)}`)).json();
   assert.equal(next.data[0].id, ids[0]);
@@ -90,7 +102,13 @@ test('GET /v1/models lists aliases and models with prices for an all-models key'
   const ids = list.data.map((entry: any) => entry.id);
   assert.deepEqual(ids, ['svc/fast', 'svc/balanced', 'svc/best', 'up/alpha', 'up/beta', 'anth/claude', 'up/tiny']);
   const alpha = list.data.find((entry: any) => entry.id === 'up/alpha');
-  assert.deepEqual(alpha.pricing, { unit: 'USD per 1M tokens', input: '0.400000000', cached_input: '0.100000000', cache_write: '0.400000000', output: '1.600000000' });
+  assert.deepEqual(alpha.pricing, {
+    unit: 'USD per 1M tokens',
+    input: '0.400000000',
+    cached_input: '0.100000000',
+    cache_write: '0.400000000',
+    output: '1.600000000',
+  });
   assert.equal(alpha.object, 'model');
   const fast = list.data.find((entry: any) => entry.id === 'svc/fast');
   assert.deepEqual(fast.candidates, ['up/alpha', 'up/beta']);

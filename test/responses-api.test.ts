@@ -44,7 +44,11 @@ async function receiptOf(response: Response | { headers: Headers }) {
 }
 
 function assertSequenced(events: SseEvent[]) {
-  assert.deepEqual(events.map((event) => event.data.sequence_number), events.map((_, index) => index), 'sequence_number counts from 0 without gaps');
+  assert.deepEqual(
+    events.map((event) => event.data.sequence_number),
+    events.map((_, index) => index),
+    'sequence_number counts from 0 without gaps',
+  );
   assert.equal(events[0]!.event, 'response.created');
   assert.equal(events[1]!.event, 'response.in_progress');
 }
@@ -61,9 +65,10 @@ describe('a recorded Codex request', () => {
     const sent = harness.fake.requests[0]!;
     assert.equal(sent.path, '/v1/chat/completions');
     const body = sent.body as any;
-    assert.deepEqual(body.messages.map((message: any) => message.role), [
-      'system', 'developer', 'user', 'user', 'user', 'assistant', 'tool', 'assistant', 'tool', 'assistant', 'user',
-    ]);
+    assert.deepEqual(
+      body.messages.map((message: any) => message.role),
+      ['system', 'developer', 'user', 'user', 'user', 'assistant', 'tool', 'assistant', 'tool', 'assistant', 'user'],
+    );
     assert.equal(body.messages[0].content, codexRequest.instructions);
     assert.match(body.messages[1].content, /^<permissions instructions>/);
     assert.equal(body.messages[4].content, 'Why does the test in src/sum.test.ts fail?');
@@ -74,14 +79,23 @@ describe('a recorded Codex request', () => {
     });
     assert.deepEqual(body.messages[6], { role: 'tool', tool_call_id: 'call_kX1q', content: codexRequest.input[6].output });
     assert.match(body.messages[7].content, /^The test imports/);
-    assert.deepEqual(body.messages[7].tool_calls[0].function, { name: 'apply_patch', arguments: JSON.stringify({ input: codexRequest.input[8].input }) });
+    assert.deepEqual(body.messages[7].tool_calls[0].function, {
+      name: 'apply_patch',
+      arguments: JSON.stringify({ input: codexRequest.input[8].input }),
+    });
     assert.equal(body.messages[8].tool_call_id, 'call_kX2w');
     assert.match(body.messages[10].content, /^Thanks\. Now run the tests/);
 
     const functionNames = codexRequest.tools.filter((tool: any) => tool.type === 'function').map((tool: any) => tool.name);
     assert.ok(functionNames.length >= 10);
-    assert.deepEqual(body.tools.map((tool: any) => tool.function.name), [...functionNames, 'apply_patch', 'mcp__github__search_issues', 'mcp__github__get_issue']);
-    assert.ok(body.tools.every((tool: any) => tool.type === 'function'), 'web_search is dropped, the rest are functions');
+    assert.deepEqual(
+      body.tools.map((tool: any) => tool.function.name),
+      [...functionNames, 'apply_patch', 'mcp__github__search_issues', 'mcp__github__get_issue'],
+    );
+    assert.ok(
+      body.tools.every((tool: any) => tool.type === 'function'),
+      'web_search is dropped, the rest are functions',
+    );
     assert.deepEqual(body.tools[0].function.parameters, codexRequest.tools[0].parameters);
     assert.equal(body.tools[0].function.description, codexRequest.tools[0].description);
     assert.equal(body.tool_choice, 'auto');
@@ -89,22 +103,26 @@ describe('a recorded Codex request', () => {
     assert.equal(body.reasoning_effort, 'medium');
     assert.equal(body.stream, true);
     assert.equal(body.prompt_cache_key, codexRequest.prompt_cache_key, 'chat completions has prompt_cache_key too');
-    for (const field of [...RESPONSES_ONLY_FIELDS, 'verbosity', 'metadata', 'encrypted_content']) assert.equal(body[field], undefined, `${field} stays out`);
+    for (const field of [...RESPONSES_ONLY_FIELDS, 'verbosity', 'metadata', 'encrypted_content'])
+      assert.equal(body[field], undefined, `${field} stays out`);
     assert.ok(!JSON.stringify(body).includes('encrypted'), 'encrypted reasoning never reaches another provider');
 
     const events = parseEvents(await response.text());
     assertSequenced(events);
-    assert.deepEqual(events.slice(2).map((event) => event.event), [
-      'response.output_item.added',
-      'response.content_part.added',
-      'response.output_text.delta',
-      'response.output_text.delta',
-      'response.output_text.delta',
-      'response.output_text.done',
-      'response.content_part.done',
-      'response.output_item.done',
-      'response.completed',
-    ]);
+    assert.deepEqual(
+      events.slice(2).map((event) => event.event),
+      [
+        'response.output_item.added',
+        'response.content_part.added',
+        'response.output_text.delta',
+        'response.output_text.delta',
+        'response.output_text.delta',
+        'response.output_text.done',
+        'response.content_part.done',
+        'response.output_item.done',
+        'response.completed',
+      ],
+    );
     const completed = events.at(-1)!.data.response;
     assert.equal(completed.id, `resp_${requestId.slice(4)}`);
     assert.equal(completed.status, 'completed');
@@ -134,36 +152,46 @@ describe('a recorded Codex request', () => {
     assert.equal(sent.path, '/v1/messages');
     const body = sent.body as any;
     assert.match(body.system.map?.((block: any) => block.text).join('') ?? body.system, /You are Codex[\s\S]*<permissions instructions>/);
-    assert.deepEqual(body.messages.map((message: any) => message.role), ['user', 'assistant', 'user', 'assistant', 'user', 'assistant', 'user']);
+    assert.deepEqual(
+      body.messages.map((message: any) => message.role),
+      ['user', 'assistant', 'user', 'assistant', 'user', 'assistant', 'user'],
+    );
     const blocks = body.messages.flatMap((message: any) => message.content.map((block: any) => block.type));
-    assert.deepEqual(blocks.filter((type: string) => type === 'tool_use' || type === 'tool_result'), ['tool_use', 'tool_result', 'tool_use', 'tool_result']);
+    assert.deepEqual(
+      blocks.filter((type: string) => type === 'tool_use' || type === 'tool_result'),
+      ['tool_use', 'tool_result', 'tool_use', 'tool_result'],
+    );
     assert.deepEqual(body.messages[3].content.find((block: any) => block.type === 'tool_use').input, { input: codexRequest.input[8].input });
     assert.equal(body.tools.length, 14, '11 functions, apply_patch and two namespaced tools; no web_search');
     assert.ok(body.tools.some((tool: any) => tool.name === 'mcp__github__get_issue'));
-    for (const field of [...RESPONSES_ONLY_FIELDS, 'prompt_cache_key', 'parallel_tool_calls', 'response_format']) assert.equal(body[field], undefined, `${field} stays out`);
+    for (const field of [...RESPONSES_ONLY_FIELDS, 'prompt_cache_key', 'parallel_tool_calls', 'response_format'])
+      assert.equal(body[field], undefined, `${field} stays out`);
     assert.ok(!JSON.stringify(body).includes('encrypted'));
 
     const events = parseEvents(await response.text());
     assertSequenced(events);
-    assert.deepEqual(events.slice(2).map((event) => `${event.event}${event.data.output_index === undefined ? '' : `@${event.data.output_index}`}`), [
-      'response.output_item.added@0',
-      'response.reasoning_summary_part.added@0',
-      ...Array(4).fill('response.reasoning_summary_text.delta@0'),
-      'response.reasoning_summary_text.done@0',
-      'response.reasoning_summary_part.done@0',
-      'response.output_item.done@0',
-      'response.output_item.added@1',
-      'response.content_part.added@1',
-      ...Array(4).fill('response.output_text.delta@1'),
-      'response.output_text.done@1',
-      'response.content_part.done@1',
-      'response.output_item.done@1',
-      'response.output_item.added@2',
-      ...Array(2).fill('response.function_call_arguments.delta@2'),
-      'response.function_call_arguments.done@2',
-      'response.output_item.done@2',
-      'response.completed',
-    ]);
+    assert.deepEqual(
+      events.slice(2).map((event) => `${event.event}${event.data.output_index === undefined ? '' : `@${event.data.output_index}`}`),
+      [
+        'response.output_item.added@0',
+        'response.reasoning_summary_part.added@0',
+        ...Array(4).fill('response.reasoning_summary_text.delta@0'),
+        'response.reasoning_summary_text.done@0',
+        'response.reasoning_summary_part.done@0',
+        'response.output_item.done@0',
+        'response.output_item.added@1',
+        'response.content_part.added@1',
+        ...Array(4).fill('response.output_text.delta@1'),
+        'response.output_text.done@1',
+        'response.content_part.done@1',
+        'response.output_item.done@1',
+        'response.output_item.added@2',
+        ...Array(2).fill('response.function_call_arguments.delta@2'),
+        'response.function_call_arguments.done@2',
+        'response.output_item.done@2',
+        'response.completed',
+      ],
+    );
     const completed = events.at(-1)!.data.response;
     assert.equal(completed.model, 'anth/claude');
     assert.deepEqual(completed.output[0].summary, [{ type: 'summary_text', text: 'The tests pass; check the issue.' }]);
@@ -187,7 +215,13 @@ describe('tool round trips', () => {
       const upstream = model === 'up/alpha' ? 'alpha' : 'claude-x';
       harness.fake.script(upstream, { toolCalls: [{ name: 'get_weather', arguments: '{"city":"Paris"}' }] }, { text: 'It is 21 °C in Paris.' });
       const tools: OpenAI.Responses.Tool[] = [
-        { type: 'function', name: 'get_weather', description: 'Weather by city', parameters: { type: 'object', properties: { city: { type: 'string' } } }, strict: false },
+        {
+          type: 'function',
+          name: 'get_weather',
+          description: 'Weather by city',
+          parameters: { type: 'object', properties: { city: { type: 'string' } } },
+          strict: false,
+        },
       ];
       const question: OpenAI.Responses.ResponseInputItem = { role: 'user', content: 'Weather in Paris?' };
       const first = await client.responses.create({ model, input: [question], tools, store: false });
@@ -202,18 +236,28 @@ describe('tool round trips', () => {
       const second = await client.responses.create({
         model,
         // What the SDK returned goes back as it is, as Codex does with store: false.
-        input: [question, ...(first.output as OpenAI.Responses.ResponseInputItem[]), { type: 'function_call_output', call_id: call.call_id, output: '{"temp":21}' }],
+        input: [
+          question,
+          ...(first.output as OpenAI.Responses.ResponseInputItem[]),
+          { type: 'function_call_output', call_id: call.call_id, output: '{"temp":21}' },
+        ],
         tools,
         store: false,
       });
       assert.equal(second.output_text, 'It is 21 °C in Paris.');
       const sent = harness.fake.requests[1]!.body as any;
       if (model === 'up/alpha') {
-        assert.deepEqual(sent.messages.map((message: any) => message.role), ['user', 'assistant', 'tool']);
+        assert.deepEqual(
+          sent.messages.map((message: any) => message.role),
+          ['user', 'assistant', 'tool'],
+        );
         assert.equal(sent.messages[1].tool_calls[0].id, call.call_id);
         assert.deepEqual(sent.messages[2], { role: 'tool', tool_call_id: call.call_id, content: '{"temp":21}' });
       } else {
-        assert.deepEqual(sent.messages.map((message: any) => message.role), ['user', 'assistant', 'user']);
+        assert.deepEqual(
+          sent.messages.map((message: any) => message.role),
+          ['user', 'assistant', 'user'],
+        );
         assert.equal(sent.messages[1].content[0].id, call.call_id);
         assert.deepEqual(sent.messages[2].content[0], { type: 'tool_result', tool_use_id: call.call_id, content: '{"temp":21}' });
       }
@@ -259,7 +303,12 @@ describe('the openai SDK', () => {
 
   test('streaming with create({stream: true}) and responses.stream().finalResponse()', async () => {
     harness.fake.script('claude-x', { text: 'Bonjour tout le monde', reasoning: 'French greeting.' }, { text: 'Salut' });
-    const stream = await client.responses.create({ model: 'svc/balanced', input: 'Greet me in French', stream: true, reasoning: { summary: 'auto' } });
+    const stream = await client.responses.create({
+      model: 'svc/balanced',
+      input: 'Greet me in French',
+      stream: true,
+      reasoning: { summary: 'auto' },
+    });
     const types: string[] = [];
     let text = '';
     let completed: OpenAI.Responses.Response | undefined;
@@ -351,6 +400,9 @@ describe('failures', () => {
     assert.equal(harness.fake.requests.length, 2);
     const receipt = await receiptOf(response);
     assert.deepEqual([receipt.endpoint, receipt.status, receipt.stream], ['responses', 'failed', true]);
-    assert.deepEqual(receipt.attempts.map((attempt: any) => attempt.model), ['up/alpha', 'up/beta']);
+    assert.deepEqual(
+      receipt.attempts.map((attempt: any) => attempt.model),
+      ['up/alpha', 'up/beta'],
+    );
   });
 });

@@ -49,7 +49,11 @@ if (missing !== null) {
       store = createPostgresStore(databaseUrl);
       await store.migrate();
       const env = { DATABASE_URL: databaseUrl, REDIS_URL };
-      gateways = await Promise.all([startGatewayProcess(configPath, env), startGatewayProcess(configPath, env), startGatewayProcess(configPath, env)]);
+      gateways = await Promise.all([
+        startGatewayProcess(configPath, env),
+        startGatewayProcess(configPath, env),
+        startGatewayProcess(configPath, env),
+      ]);
     });
 
     after(async () => {
@@ -86,7 +90,11 @@ if (missing !== null) {
       const { key } = await issueApiKey(store, { name: 'balance' });
       const results = await burst(120, key);
       assert.equal(results.filter((result) => result.status === 200).length, 5);
-      assert.ok(results.filter((result) => result.status !== 200).every((result) => result.status === 402 && result.json.error.code === 'insufficient_balance'));
+      assert.ok(
+        results
+          .filter((result) => result.status !== 200)
+          .every((result) => result.status === 402 && result.json.error.code === 'insufficient_balance'),
+      );
       assert.ok((await store.getBalance(DEFAULT_ACCOUNT_ID)) >= 0);
       await assertInvariant();
     });

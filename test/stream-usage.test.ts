@@ -78,7 +78,13 @@ describe('usage where streaming clients read it', () => {
   });
 
   test('LangChain JS (@langchain/anthropic) streaming through /v1/messages reports the input tokens the receipt charged', async () => {
-    const model = new ChatAnthropic({ model: 'anth/claude', apiKey: harness.key, anthropicApiUrl: harness.gateway.url, maxRetries: 0, maxTokens: 300 });
+    const model = new ChatAnthropic({
+      model: 'anth/claude',
+      apiKey: harness.key,
+      anthropicApiUrl: harness.gateway.url,
+      maxRetries: 0,
+      maxTokens: 300,
+    });
     let total: AIMessageChunk | undefined;
     for await (const chunk of await model.stream('Tell me about the moon, briefly please.')) total = total ? total.concat(chunk) : chunk;
     const newest = JSON.parse(await (await harness.get('/v1/receipts?limit=1')).text()).data[0];

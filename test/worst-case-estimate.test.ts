@@ -124,7 +124,9 @@ function logLines(count: number): string {
   const lines: string[] = [];
   for (let index = 0; index < count; index++) {
     const id = `${hex(8)}-${hex(4)}-${hex(4)}-${hex(4)}-${hex(12)}`;
-    lines.push(`2025-06-0${(index % 9) + 1}T12:${String(index % 60).padStart(2, '0')}:07.${hex(3)}Z INFO request_id=${id} sha=${hex(40)} latency_ms=${index * 7} path=/v1/chat/completions`);
+    lines.push(
+      `2025-06-0${(index % 9) + 1}T12:${String(index % 60).padStart(2, '0')}:07.${hex(3)}Z INFO request_id=${id} sha=${hex(40)} latency_ms=${index * 7} path=/v1/chat/completions`,
+    );
   }
   return lines.join('\n');
 }
@@ -134,18 +136,115 @@ const text = (description: string) => ({ type: 'string', description });
 
 /** A coding agent's tool set. */
 const AGENT_TOOLS = [
-  ['read_file', 'Read a file from the workspace. Returns the content with line numbers; use offset and limit for large files.', schema({ path: text('Path relative to the workspace root'), offset: { type: 'integer', minimum: 0 }, limit: { type: 'integer', minimum: 1, maximum: 2000 } }, ['path'])],
-  ['write_file', 'Create or overwrite a file with the given content. Parent directories are created as needed.', schema({ path: text('Path relative to the workspace root'), content: text('The full new content') }, ['path', 'content'])],
-  ['edit_file', 'Replace an exact, unique string in a file. Fails when old_string is missing or appears more than once.', schema({ path: text('File to edit'), old_string: text('Exact text to replace'), new_string: text('Replacement text'), replace_all: { type: 'boolean', default: false } }, ['path', 'old_string', 'new_string'])],
-  ['bash', 'Run a shell command in the workspace and return stdout, stderr and the exit code. Long-running commands time out after the given number of seconds.', schema({ command: text('The command line'), timeout_seconds: { type: 'integer', minimum: 1, maximum: 600 }, description: text('Five to ten words on what the command does') }, ['command'])],
-  ['grep', 'Search file contents with a regular expression (ripgrep syntax).', schema({ pattern: text('Regular expression'), path: text('Directory or file to search'), glob: text('Only files matching this glob, e.g. *.ts'), case_insensitive: { type: 'boolean' }, output_mode: { type: 'string', enum: ['content', 'files_with_matches', 'count'] } }, ['pattern'])],
-  ['glob', 'Find files whose path matches a glob pattern, newest first.', schema({ pattern: text('Glob such as src/**/*.test.ts'), path: text('Directory to search from') }, ['pattern'])],
-  ['list_directory', 'List the entries of a directory with their sizes.', schema({ path: text('Directory path'), ignore: { type: 'array', items: { type: 'string' }, description: 'Globs to leave out' } }, ['path'])],
-  ['web_fetch', 'Fetch a URL and return its content converted to Markdown.', schema({ url: { type: 'string', format: 'uri' }, prompt: text('What to extract from the page') }, ['url', 'prompt'])],
-  ['web_search', 'Search the web and return titles, URLs and snippets.', schema({ query: text('Search query'), allowed_domains: { type: 'array', items: { type: 'string' } }, blocked_domains: { type: 'array', items: { type: 'string' } } }, ['query'])],
-  ['todo_write', 'Replace the task list shown to the user.', schema({ todos: { type: 'array', items: schema({ content: text('The task'), status: { type: 'string', enum: ['pending', 'in_progress', 'completed'] }, id: { type: 'string' } }, ['content', 'status', 'id']) } }, ['todos'])],
-  ['ask_user', 'Ask the user a question and wait for the answer. Use only when blocked.', schema({ question: text('The question'), options: { type: 'array', items: { type: 'string' }, maxItems: 4 } }, ['question'])],
-  ['run_tests', 'Run the test suite, or the tests matching a name pattern, and summarise failures.', schema({ pattern: text('Test name pattern'), files: { type: 'array', items: { type: 'string' } }, update_snapshots: { type: 'boolean' } }, [])],
+  [
+    'read_file',
+    'Read a file from the workspace. Returns the content with line numbers; use offset and limit for large files.',
+    schema(
+      {
+        path: text('Path relative to the workspace root'),
+        offset: { type: 'integer', minimum: 0 },
+        limit: { type: 'integer', minimum: 1, maximum: 2000 },
+      },
+      ['path'],
+    ),
+  ],
+  [
+    'write_file',
+    'Create or overwrite a file with the given content. Parent directories are created as needed.',
+    schema({ path: text('Path relative to the workspace root'), content: text('The full new content') }, ['path', 'content']),
+  ],
+  [
+    'edit_file',
+    'Replace an exact, unique string in a file. Fails when old_string is missing or appears more than once.',
+    schema(
+      {
+        path: text('File to edit'),
+        old_string: text('Exact text to replace'),
+        new_string: text('Replacement text'),
+        replace_all: { type: 'boolean', default: false },
+      },
+      ['path', 'old_string', 'new_string'],
+    ),
+  ],
+  [
+    'bash',
+    'Run a shell command in the workspace and return stdout, stderr and the exit code. Long-running commands time out after the given number of seconds.',
+    schema(
+      {
+        command: text('The command line'),
+        timeout_seconds: { type: 'integer', minimum: 1, maximum: 600 },
+        description: text('Five to ten words on what the command does'),
+      },
+      ['command'],
+    ),
+  ],
+  [
+    'grep',
+    'Search file contents with a regular expression (ripgrep syntax).',
+    schema(
+      {
+        pattern: text('Regular expression'),
+        path: text('Directory or file to search'),
+        glob: text('Only files matching this glob, e.g. *.ts'),
+        case_insensitive: { type: 'boolean' },
+        output_mode: { type: 'string', enum: ['content', 'files_with_matches', 'count'] },
+      },
+      ['pattern'],
+    ),
+  ],
+  [
+    'glob',
+    'Find files whose path matches a glob pattern, newest first.',
+    schema({ pattern: text('Glob such as src/**/*.test.ts'), path: text('Directory to search from') }, ['pattern']),
+  ],
+  [
+    'list_directory',
+    'List the entries of a directory with their sizes.',
+    schema({ path: text('Directory path'), ignore: { type: 'array', items: { type: 'string' }, description: 'Globs to leave out' } }, ['path']),
+  ],
+  [
+    'web_fetch',
+    'Fetch a URL and return its content converted to Markdown.',
+    schema({ url: { type: 'string', format: 'uri' }, prompt: text('What to extract from the page') }, ['url', 'prompt']),
+  ],
+  [
+    'web_search',
+    'Search the web and return titles, URLs and snippets.',
+    schema(
+      {
+        query: text('Search query'),
+        allowed_domains: { type: 'array', items: { type: 'string' } },
+        blocked_domains: { type: 'array', items: { type: 'string' } },
+      },
+      ['query'],
+    ),
+  ],
+  [
+    'todo_write',
+    'Replace the task list shown to the user.',
+    schema(
+      {
+        todos: {
+          type: 'array',
+          items: schema(
+            { content: text('The task'), status: { type: 'string', enum: ['pending', 'in_progress', 'completed'] }, id: { type: 'string' } },
+            ['content', 'status', 'id'],
+          ),
+        },
+      },
+      ['todos'],
+    ),
+  ],
+  [
+    'ask_user',
+    'Ask the user a question and wait for the answer. Use only when blocked.',
+    schema({ question: text('The question'), options: { type: 'array', items: { type: 'string' }, maxItems: 4 } }, ['question']),
+  ],
+  [
+    'run_tests',
+    'Run the test suite, or the tests matching a name pattern, and summarise failures.',
+    schema({ pattern: text('Test name pattern'), files: { type: 'array', items: { type: 'string' } }, update_snapshots: { type: 'boolean' } }, []),
+  ],
 ].map(([name, description, parameters]) => ({ type: 'function', function: { name, description, parameters } }));
 
 const PNG_1X1 = 'data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==';
@@ -154,7 +253,15 @@ const user = (content: unknown) => ({ role: 'user', content });
 const assistant = (content: string | null, toolCalls?: Array<{ id: string; name: string; arguments: unknown }>) => ({
   role: 'assistant',
   content,
-  ...(toolCalls ? { tool_calls: toolCalls.map((call) => ({ id: call.id, type: 'function', function: { name: call.name, arguments: JSON.stringify(call.arguments) } })) } : {}),
+  ...(toolCalls
+    ? {
+        tool_calls: toolCalls.map((call) => ({
+          id: call.id,
+          type: 'function',
+          function: { name: call.name, arguments: JSON.stringify(call.arguments) },
+        })),
+      }
+    : {}),
 });
 const toolResult = (id: string, content: string) => ({ role: 'tool', tool_call_id: id, content });
 const SYSTEM = { role: 'system', content: 'You are a careful senior engineer. Answer precisely and show code when it helps.' };
@@ -181,7 +288,11 @@ interface Sample {
 
 const SAMPLES: Sample[] = [
   { name: 'tiny question', messages: [user('hi')] },
-  { name: 'TypeScript code review', messages: [SYSTEM, user(`Review this TypeScript for bugs and performance:\n\n\`\`\`ts\n${TYPESCRIPT}\n\`\`\``)], tight: true },
+  {
+    name: 'TypeScript code review',
+    messages: [SYSTEM, user(`Review this TypeScript for bugs and performance:\n\n\`\`\`ts\n${TYPESCRIPT}\n\`\`\``)],
+    tight: true,
+  },
   { name: 'Python code review', messages: [SYSTEM, user(`Please review:\n\n\`\`\`python\n${PYTHON}\n\`\`\``)], tight: true },
   { name: 'English prose', messages: [user(`Edit this for clarity:\n\n${PROSE}`)], tight: true },
   { name: 'Japanese', messages: [user(`次の文章を要約してください。\n\n${JAPANESE}`)] },
@@ -202,16 +313,30 @@ const SAMPLES: Sample[] = [
         { id: 'call_grep_1', name: 'grep', arguments: { pattern: 'estimateInputTokens\\(', path: 'src', output_mode: 'content' } },
       ]),
       toolResult('call_read_1', TYPESCRIPT),
-      toolResult('call_grep_1', 'src/billing/worst-case.ts:16:      [estimateInputTokens(request, model), model.price.inputNanoPerMillion],\nsrc/routing/plan-route.ts:27:  const input = estimateInputTokens(request, model);'),
+      toolResult(
+        'call_grep_1',
+        'src/billing/worst-case.ts:16:      [estimateInputTokens(request, model), model.price.inputNanoPerMillion],\nsrc/routing/plan-route.ts:27:  const input = estimateInputTokens(request, model);',
+      ),
       assistant('It does not ignore them: each image counts at the model maximum. Want me to add a test?'),
       user('Yes, add one and run it.'),
-      assistant(null, [{ id: 'call_bash_1', name: 'bash', arguments: { command: 'node --import tsx --test src/billing/token-estimate.test.ts', timeout_seconds: 120 } }]),
+      assistant(null, [
+        {
+          id: 'call_bash_1',
+          name: 'bash',
+          arguments: { command: 'node --import tsx --test src/billing/token-estimate.test.ts', timeout_seconds: 120 },
+        },
+      ]),
       toolResult('call_bash_1', '# tests 13\n# pass 13\n# fail 0\n# duration_ms 496.87'),
     ],
   },
   {
     name: 'image',
-    messages: [user([{ type: 'text', text: 'What is in this picture?' }, { type: 'image_url', image_url: { url: PNG_1X1 } }])],
+    messages: [
+      user([
+        { type: 'text', text: 'What is in this picture?' },
+        { type: 'image_url', image_url: { url: PNG_1X1 } },
+      ]),
+    ],
   },
   {
     name: 'two images, one low detail',
@@ -247,7 +372,10 @@ describe('the input bound of a hold against what providers report', () => {
         const estimate = estimateInputTokens(parseChatCompletionRequest(body).request, model);
         assert.ok(reported <= estimate, `${sample.name} on ${modelId}: provider counts ${reported}, the bound is only ${estimate}`);
         if (sample.tight) {
-          assert.ok(estimate / reported < 2, `${sample.name} on ${modelId}: bound ${estimate} is ${(estimate / reported).toFixed(2)}x the ${reported} counted`);
+          assert.ok(
+            estimate / reported < 2,
+            `${sample.name} on ${modelId}: bound ${estimate} is ${(estimate / reported).toFixed(2)}x the ${reported} counted`,
+          );
         }
       });
     }

@@ -42,7 +42,12 @@ export function storeSignInNonces(store: Store): SignInNonces {
     async issue(address, now) {
       const nonce = newSignInNonce();
       const expiresAt = new Date(now + SIGN_IN_VALIDITY_MS);
-      await store.insertSignInNonce({ nonce, address: address.toLowerCase(), createdAt: new Date(now).toISOString(), expiresAt: expiresAt.toISOString() });
+      await store.insertSignInNonce({
+        nonce,
+        address: address.toLowerCase(),
+        createdAt: new Date(now).toISOString(),
+        expiresAt: expiresAt.toISOString(),
+      });
       return { nonce, issuedAt: new Date(now), expiresAt };
     },
     async consume(nonce, now) {

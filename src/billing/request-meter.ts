@@ -60,14 +60,14 @@ export class MeteredRequest {
     const { start } = this;
     const createdAt = new Date(start.startedAt).toISOString();
     return {
-        id: start.receiptId,
-        requestId: start.requestId,
-        accountId: start.key.accountId,
-        keyId: start.key.id,
-        keyPrefix: start.key.prefix,
-        endpoint: start.endpoint,
-        stream: start.stream,
-        requestedModel: this.requestedModel,
+      id: start.receiptId,
+      requestId: start.requestId,
+      accountId: start.key.accountId,
+      keyId: start.key.id,
+      keyPrefix: start.key.prefix,
+      endpoint: start.endpoint,
+      stream: start.stream,
+      requestedModel: this.requestedModel,
       amountNano,
       day: createdAt.slice(0, 10),
       month: createdAt.slice(0, 7),
@@ -194,11 +194,20 @@ export function holdRefusal(decision: Extract<HoldDecision, { placed: false }>, 
   const left = `$${formatUsd(Math.max(0, decision.remainingNano))}`;
   switch (decision.reason) {
     case 'insufficient_balance':
-      return new GatewayError('insufficient_balance', `This request may cost up to ${worst} but the available balance is ${left}. Add funds, or lower max_tokens.`);
+      return new GatewayError(
+        'insufficient_balance',
+        `This request may cost up to ${worst} but the available balance is ${left}. Add funds, or lower max_tokens.`,
+      );
     case 'daily_limit':
-      return new GatewayError('budget_exceeded', `This key's daily limit leaves ${left} today (UTC) and this request may cost up to ${worst}. It resets at midnight UTC.`);
+      return new GatewayError(
+        'budget_exceeded',
+        `This key's daily limit leaves ${left} today (UTC) and this request may cost up to ${worst}. It resets at midnight UTC.`,
+      );
     case 'monthly_budget':
-      return new GatewayError('budget_exceeded', `The account's monthly budget leaves ${left} this month (UTC) and this request may cost up to ${worst}.`);
+      return new GatewayError(
+        'budget_exceeded',
+        `The account's monthly budget leaves ${left} this month (UTC) and this request may cost up to ${worst}.`,
+      );
   }
 }
 

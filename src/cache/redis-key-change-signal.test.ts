@@ -2,7 +2,13 @@ import assert from 'node:assert/strict';
 import { after, describe, test } from 'node:test';
 import { Redis } from 'ioredis';
 import { createRedisRateLimiter } from '../limits/redis-rate-limiter.ts';
-import { connectTestRedis, deleteKeysUnder, REDIS_TEST_URL, reportRedisUnreachable, uniqueTestPrefix } from '../../test/helpers/redis-test-connection.ts';
+import {
+  connectTestRedis,
+  deleteKeysUnder,
+  REDIS_TEST_URL,
+  reportRedisUnreachable,
+  uniqueTestPrefix,
+} from '../../test/helpers/redis-test-connection.ts';
 import { createRedisKeyChangeSignal } from './redis-key-change-signal.ts';
 
 const connection = await connectTestRedis();

@@ -70,7 +70,24 @@ describe('gateway CLI', () => {
   test('keys create --json prints the key once and the database holds only its hash', async () => {
     const databasePath = await temporaryDatabase();
     const created = JSON.parse(
-      await succeed(databasePath, 'keys', 'create', '--json', '--name', 'ci', '--scopes', 'inference,fix', '--models', 'svc/fast,sim/sage', '--daily-limit', '5', '--rate-limit', '30', '--expires', '30d'),
+      await succeed(
+        databasePath,
+        'keys',
+        'create',
+        '--json',
+        '--name',
+        'ci',
+        '--scopes',
+        'inference,fix',
+        '--models',
+        'svc/fast,sim/sage',
+        '--daily-limit',
+        '5',
+        '--rate-limit',
+        '30',
+        '--expires',
+        '30d',
+      ),
     );
     assert.match(created.key, /^svc_[0-9A-Za-z]{40}$/);
     assert.match(created.id, /^key_/);
@@ -164,10 +181,16 @@ describe('gateway CLI', () => {
     assert.equal(shown.monthly_budget, '25.500000000');
     assert.equal(shown.spend, '0.000000000');
     const month = new Date().toISOString().slice(0, 7);
-    assert.equal(await withStore(databasePath, async (store) => (await store.accountSummary(DEFAULT_ACCOUNT_ID, month)).monthlyBudgetNano), 25_500_000_000);
+    assert.equal(
+      await withStore(databasePath, async (store) => (await store.accountSummary(DEFAULT_ACCOUNT_ID, month)).monthlyBudgetNano),
+      25_500_000_000,
+    );
     assert.match(await succeed(databasePath, 'budget', 'clear'), /removed/);
     const audit = await withStore(databasePath, (store) => store.listAudit(DEFAULT_ACCOUNT_ID, 5));
-    assert.deepEqual(audit.filter((entry) => entry.action === 'budget.set').map((entry) => entry.detail.monthly_budget), [null, '25.500000000']);
+    assert.deepEqual(
+      audit.filter((entry) => entry.action === 'budget.set').map((entry) => entry.detail.monthly_budget),
+      [null, '25.500000000'],
+    );
     const bad = await gateway(databasePath, 'budget', 'set', 'lots');
     assert.equal(bad.code, 1);
     assert.match(bad.stderr, /budget set: "lots" is not a non-negative USD amount/);

@@ -7,7 +7,14 @@ const SCOPES: readonly Scope[] = ['inference', 'fix'];
 const DURATION_UNITS_MS: Record<string, number> = { m: 60_000, h: 3_600_000, d: 86_400_000, w: 604_800_000 };
 
 function splitList(text: string): string[] {
-  return [...new Set(text.split(',').map((item) => item.trim()).filter(Boolean))];
+  return [
+    ...new Set(
+      text
+        .split(',')
+        .map((item) => item.trim())
+        .filter(Boolean),
+    ),
+  ];
 }
 
 export function parseScopes(text: string | undefined): Scope[] {

@@ -42,7 +42,16 @@ export async function createKey(context: CommandContext): Promise<void> {
   const rateLimitPerMinute = parseRateLimit(options['rate-limit']);
   const expiresAt = parseExpiry(options.expires, now);
 
-  const { key, record } = await issueApiKey(context.store, { name, scopes, models, dailyLimitNano, rateLimitPerMinute, expiresAt, now, actor: 'cli' });
+  const { key, record } = await issueApiKey(context.store, {
+    name,
+    scopes,
+    models,
+    dailyLimitNano,
+    rateLimitPerMinute,
+    expiresAt,
+    now,
+    actor: 'cli',
+  });
 
   const json = {
     key,
@@ -73,21 +82,25 @@ export async function createKey(context: CommandContext): Promise<void> {
 
 export async function listKeys(context: CommandContext): Promise<void> {
   const keys = await context.store.listKeys(DEFAULT_ACCOUNT_ID);
-  report(context, keys.map((key) => keyToJson(key, context.now)), () => {
-    if (!keys.length) return 'No keys yet. Create one with: gateway keys create --name <name>';
-    const rows = keys.map((key) => [
-      key.id,
-      key.prefix,
-      key.name,
-      key.scopes.join(','),
-      key.models ? key.models.join(',') : 'all',
-      key.dailyLimitNano === null ? '-' : displayUsd(key.dailyLimitNano),
-      keyStatus(key, context.now),
-      displayInstant(key.lastUsedAt),
-      displayInstant(key.createdAt),
-    ]);
-    return formatTable(['ID', 'PREFIX', 'NAME', 'SCOPES', 'MODELS', 'DAILY LIMIT', 'STATUS', 'LAST USED', 'CREATED'], rows);
-  });
+  report(
+    context,
+    keys.map((key) => keyToJson(key, context.now)),
+    () => {
+      if (!keys.length) return 'No keys yet. Create one with: gateway keys create --name <name>';
+      const rows = keys.map((key) => [
+        key.id,
+        key.prefix,
+        key.name,
+        key.scopes.join(','),
+        key.models ? key.models.join(',') : 'all',
+        key.dailyLimitNano === null ? '-' : displayUsd(key.dailyLimitNano),
+        keyStatus(key, context.now),
+        displayInstant(key.lastUsedAt),
+        displayInstant(key.createdAt),
+      ]);
+      return formatTable(['ID', 'PREFIX', 'NAME', 'SCOPES', 'MODELS', 'DAILY LIMIT', 'STATUS', 'LAST USED', 'CREATED'], rows);
+    },
+  );
 }
 
 export async function revokeKey(context: CommandContext): Promise<void> {

@@ -51,7 +51,18 @@ aliases:
       return true;
     },
   );
-  assert.throws(() => parseConfig(text.replace('"0.1.2"', '"0.1"').replace('extreme', 'xhigh').replace('{ id: p, kind: openai }', '{ id: p, kind: openai, base_url: "http://x" }'), 'bad.yaml', {}), /models\.0\.provider: unknown provider nobody[\s\S]*aliases\.svc\/balanced\.candidates\.0: unknown model p\/unknown/);
+  assert.throws(
+    () =>
+      parseConfig(
+        text
+          .replace('"0.1.2"', '"0.1"')
+          .replace('extreme', 'xhigh')
+          .replace('{ id: p, kind: openai }', '{ id: p, kind: openai, base_url: "http://x" }'),
+        'bad.yaml',
+        {},
+      ),
+    /models\.0\.provider: unknown provider nobody[\s\S]*aliases\.svc\/balanced\.candidates\.0: unknown model p\/unknown/,
+  );
 });
 
 test('a file that cannot be read or parsed says which and why', async () => {
@@ -59,5 +70,8 @@ test('a file that cannot be read or parsed says which and why', async () => {
   const directory = await mkdtemp(join(tmpdir(), 'config-'));
   await writeFile(join(directory, 'bad.yaml'), 'providers: [\n');
   assert.throws(() => loadConfig(join(directory, 'bad.yaml'), {}), /not valid YAML/);
-  assert.throws(() => parseConfig('providers: []\nmodels: []\naliases: {}\nsurprise: 1', 'x.yaml', {}), /Unrecognized key\(s\) in object: 'surprise'/);
+  assert.throws(
+    () => parseConfig('providers: []\nmodels: []\naliases: {}\nsurprise: 1', 'x.yaml', {}),
+    /Unrecognized key\(s\) in object: 'surprise'/,
+  );
 });

@@ -2,16 +2,14 @@ import { z } from 'zod';
 import { usdPerMillionToNano } from '../lib/money.ts';
 
 /** USD amount written as a number or a decimal string ("0.40"). Kept exact as integer nano-USD. */
-const usdPerMillion = z
-  .union([z.string(), z.number()])
-  .transform((value, context) => {
-    try {
-      return usdPerMillionToNano(String(value));
-    } catch (error) {
-      context.addIssue({ code: z.ZodIssueCode.custom, message: (error as Error).message });
-      return z.NEVER;
-    }
-  });
+const usdPerMillion = z.union([z.string(), z.number()]).transform((value, context) => {
+  try {
+    return usdPerMillionToNano(String(value));
+  } catch (error) {
+    context.addIssue({ code: z.ZodIssueCode.custom, message: (error as Error).message });
+    return z.NEVER;
+  }
+});
 
 const reasoningEffort = z.enum(['low', 'medium', 'xhigh']);
 
@@ -138,7 +136,11 @@ export const configSchema = z
         host: z.string().default('127.0.0.1'),
         port: z.number().int().min(0).max(65535).default(8787),
         /** Largest request body accepted, in bytes. */
-        body_limit_bytes: z.number().int().positive().default(20 * 1024 * 1024),
+        body_limit_bytes: z
+          .number()
+          .int()
+          .positive()
+          .default(20 * 1024 * 1024),
       })
       .strict()
       .default({}),
@@ -183,15 +185,14 @@ export const configSchema = z
       })),
     providers: z.array(provider).min(1),
     models: z.array(model).min(1),
-    aliases: z
-      .object({ 'svc/fast': alias, 'svc/balanced': alias, 'svc/best': alias })
-      .strict(),
+    aliases: z.object({ 'svc/fast': alias, 'svc/balanced': alias, 'svc/best': alias }).strict(),
   })
   .strict()
   .superRefine((config, context) => {
     const providerIds = new Set<string>();
     config.providers.forEach((entry, index) => {
-      if (providerIds.has(entry.id)) context.addIssue({ code: 'custom', path: ['providers', index, 'id'], message: `duplicate provider id ${entry.id}` });
+      if (providerIds.has(entry.id))
+        context.addIssue({ code: 'custom', path: ['providers', index, 'id'], message: `duplicate provider id ${entry.id}` });
       providerIds.add(entry.id);
     });
     const modelIds = new Set<string>();

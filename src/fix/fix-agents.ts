@@ -29,7 +29,7 @@ const commonInput = {
   output: 'string, optional: what the command printed (the end of it is enough)',
   instruction: 'string, optional: what to fix, in your words',
   max_steps: `integer 1-${MAX_STEPS}, optional: model calls the run may make`,
-  max_cost: 'USD decimal string, optional: never hold or charge more than this (at least one step\'s worst case)',
+  max_cost: "USD decimal string, optional: never hold or charge more than this (at least one step's worst case)",
 };
 
 export const fixAgents: readonly FixAgent[] = [
@@ -52,8 +52,7 @@ export const fixAgents: readonly FixAgent[] = [
       tests: 'array of {path, content}: the failing tests; read-only, an edit to them is refused',
     },
     defaultSteps: 3,
-    task:
-      'You make failing tests pass. You get source files, test files and the failing test output. The tests are right: change only the source files, never a test file.',
+    task: 'You make failing tests pass. You get source files, test files and the failing test output. The tests are right: change only the source files, never a test file.',
   },
 ];
 

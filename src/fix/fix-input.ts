@@ -34,7 +34,10 @@ const path = z
   .min(1)
   .max(MAX_PATH_LENGTH)
   .refine((value) => !value.startsWith('/') && !/^[a-zA-Z]:/.test(value), 'must be relative')
-  .refine((value) => !value.split('/').some((segment) => segment === '..' || segment === '.' || segment === ''), 'must not contain "..", "." or empty segments')
+  .refine(
+    (value) => !value.split('/').some((segment) => segment === '..' || segment === '.' || segment === ''),
+    'must not contain "..", "." or empty segments',
+  )
   .refine((value) => /^[\w@+=,.~-]+(\/[\w@+=,.~-]+)*$/.test(value), 'may hold letters, digits, / and @+=,.~_- only');
 
 const file = z.object({ path, content: z.string() }).strict();

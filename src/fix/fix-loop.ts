@@ -70,7 +70,10 @@ interface Attempted {
 
 async function attempt(reply: string, input: FixInput): Promise<Attempted> {
   const given = [...input.files, ...input.tests];
-  const parsed = parseEdits(reply, given.map((file) => file.path));
+  const parsed = parseEdits(
+    reply,
+    given.map((file) => file.path),
+  );
   if (parsed.edits.length === 0) {
     return { touched: [], explanation: parsed.explanation, problems: [...parsed.problems, 'The reply has no edit the gateway could read.'] };
   }
@@ -121,7 +124,16 @@ export async function runFixLoop(context: FixLoopContext): Promise<FixOutcome> {
       });
     }
 
-    const modelStep: StepView = { index: ++index, kind: 'model', status: 'running', model: null, tokens: null, cost_nano: 0, duration_ms: null, detail: null };
+    const modelStep: StepView = {
+      index: ++index,
+      kind: 'model',
+      status: 'running',
+      model: null,
+      tokens: null,
+      cost_nano: 0,
+      duration_ms: null,
+      detail: null,
+    };
     await context.stepStarted(modelStep);
     const startedAt = Date.now();
     let answer: StepAnswer;
@@ -142,7 +154,16 @@ export async function runFixLoop(context: FixLoopContext): Promise<FixOutcome> {
       duration_ms: Date.now() - startedAt,
     });
 
-    const checkStep: StepView = { index: ++index, kind: 'check', status: 'running', model: null, tokens: null, cost_nano: 0, duration_ms: null, detail: null };
+    const checkStep: StepView = {
+      index: ++index,
+      kind: 'check',
+      status: 'running',
+      model: null,
+      tokens: null,
+      cost_nano: 0,
+      duration_ms: null,
+      detail: null,
+    };
     await context.stepStarted(checkStep);
     const checkedAt = Date.now();
     const result = await attempt(answer.text, input);

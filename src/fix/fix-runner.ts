@@ -133,7 +133,13 @@ export class FixRunner {
             last = event.sequence;
             if (event.type === 'run.completed') return;
           }
-          yield { runId: run.id, sequence: last + 1, at: now.finishedAt ?? new Date().toISOString(), type: 'run.completed', data: { status: now.status } };
+          yield {
+            runId: run.id,
+            sequence: last + 1,
+            at: now.finishedAt ?? new Date().toISOString(),
+            type: 'run.completed',
+            data: { status: now.status },
+          };
           return;
         }
       }
@@ -193,7 +199,11 @@ export class FixRunner {
       clearInterval(cancelWatch);
     }
     if (outcome.status === 'cancelled' && controller.signal.reason === 'shutdown') {
-      outcome = { ...outcome, status: 'failed', error: { code: 'gateway_shutdown', message: 'The gateway shut down during the run; the calls it made are charged.' } };
+      outcome = {
+        ...outcome,
+        status: 'failed',
+        error: { code: 'gateway_shutdown', message: 'The gateway shut down during the run; the calls it made are charged.' },
+      };
     }
     await this.settle(run, outcome, metered, emit);
   }

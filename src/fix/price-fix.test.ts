@@ -22,7 +22,7 @@ aliases:
   'test',
   {},
 );
-const [cheap, dear, tiny] = config.models as [typeof config.models[number], typeof config.models[number], typeof config.models[number]];
+const [cheap, dear, tiny] = config.models as [(typeof config.models)[number], (typeof config.models)[number], (typeof config.models)[number]];
 const agent = findAgent('code-fix')!;
 const input = (content: string) => ({ files: [{ path: 'a.js', content }], tests: [], instruction: 'fix it' });
 
@@ -30,7 +30,10 @@ test('the maximum is the worst first step plus the worst later steps, on the dea
   const request = firstStepRequest(agent, input('const a = 1;\n'));
   const one = priceFix([cheap, dear], request, 1);
   const three = priceFix([cheap, dear], request, 3);
-  assert.deepEqual(one.candidates.map((model) => model.id), ['sim/cheap', 'sim/dear']);
+  assert.deepEqual(
+    one.candidates.map((model) => model.id),
+    ['sim/cheap', 'sim/dear'],
+  );
   assert.equal(one.maxCostNano, one.firstStepNano);
   // sim/dear's reply cap is the step cap (8,192 tokens at $15 per 1M): the dearest step.
   assert.ok(one.firstStepNano >= costOfParts([[8_192, dear.price.outputNanoPerMillion]]));
@@ -43,12 +46,18 @@ test('the maximum is the worst first step plus the worst later steps, on the dea
 test('input that fits no candidate for every step is context_too_large, saying how much fits', () => {
   const large = firstStepRequest(agent, input('let x = 1;\n'.repeat(4_000)));
   // sim/cheap holds 30000 - 4096 (reply) - 5112 (a later step's reply and feedback) = 20792 tokens of input.
-  assert.deepEqual(priceFix([cheap, dear], large, 3).candidates.map((model) => model.id), ['sim/dear']);
+  assert.deepEqual(
+    priceFix([cheap, dear], large, 3).candidates.map((model) => model.id),
+    ['sim/dear'],
+  );
   assert.throws(
     () => priceFix([cheap], large, 3),
     (error: unknown) => error instanceof GatewayError && error.code === 'context_too_large' && /fits at most 20792 /.test(error.message),
   );
-  assert.throws(() => priceFix([tiny], firstStepRequest(agent, input('x')), 3), (error: unknown) => error instanceof GatewayError && /fits at most 0 /.test(error.message));
+  assert.throws(
+    () => priceFix([tiny], firstStepRequest(agent, input('x')), 3),
+    (error: unknown) => error instanceof GatewayError && /fits at most 0 /.test(error.message),
+  );
 });
 
 test('a client maximum lowers the quote, but never below one step', () => {
@@ -56,5 +65,8 @@ test('a client maximum lowers the quote, but never below one step', () => {
   assert.equal(approvedMaximum(price, undefined), price.maxCostNano);
   assert.equal(approvedMaximum(price, price.firstStepNano), price.firstStepNano);
   assert.equal(approvedMaximum(price, price.maxCostNano * 2), price.maxCostNano);
-  assert.throws(() => approvedMaximum(price, price.firstStepNano - 1), (error: unknown) => error instanceof GatewayError && error.code === 'invalid_request');
+  assert.throws(
+    () => approvedMaximum(price, price.firstStepNano - 1),
+    (error: unknown) => error instanceof GatewayError && error.code === 'invalid_request',
+  );
 });

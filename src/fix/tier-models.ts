@@ -17,10 +17,7 @@ function hasCredentials(provider: ProviderConfig): boolean {
 }
 
 /** The tier's candidates, in order, whose provider has its credentials and that are not known to be down. */
-export function connectedCandidates(
-  deps: { config: GatewayConfig; catalog: ModelCatalog; health: ModelHealth },
-  tier: FixTier,
-): ModelConfig[] {
+export function connectedCandidates(deps: { config: GatewayConfig; catalog: ModelCatalog; health: ModelHealth }, tier: FixTier): ModelConfig[] {
   const providers = new Map(deps.config.providers.map((provider) => [provider.id, provider]));
   const candidates = deps.catalog.aliases.get(aliasOfTier(tier))?.candidates ?? [];
   return candidates.filter((model) => hasCredentials(providers.get(model.provider)!) && !deps.health.isDown(model.id));

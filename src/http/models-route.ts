@@ -91,7 +91,9 @@ export function registerModelsRoute(app: FastifyInstance, deps: GatewayDeps): vo
         ...[...deps.catalog.aliases.values()]
           .filter((alias) => keyAllowsModel(key, alias.name))
           .map((alias) => ({ id: alias.name, display_name: `${alias.name} (${alias.candidates.map((model) => model.id).join(', ')})` })),
-        ...[...deps.catalog.models.values()].filter((model) => keyAllowsModel(key, model.id)).map((model) => ({ id: model.id, display_name: model.id })),
+        ...[...deps.catalog.models.values()]
+          .filter((model) => keyAllowsModel(key, model.id))
+          .map((model) => ({ id: model.id, display_name: model.id })),
       ];
       return anthropicModelList(entries, new Date(created * 1000).toISOString(), request.query as Record<string, unknown>);
     }

@@ -22,7 +22,14 @@ test('formats nano-USD with nine decimal places', () => {
 test('costs are exact sums rounded once, half up', () => {
   // 1234 tokens at $0.40/1M + 100 cached at $0.10/1M + 57 out at $1.60/1M
   // = 493600 + 10000 + 91200 nano = 594800 nano
-  assert.equal(costOfParts([[1234, parseUsd('0.40')], [100, parseUsd('0.10')], [57, parseUsd('1.60')]]), 594_800);
+  assert.equal(
+    costOfParts([
+      [1234, parseUsd('0.40')],
+      [100, parseUsd('0.10')],
+      [57, parseUsd('1.60')],
+    ]),
+    594_800,
+  );
   // $0.0375/1M x 3 tokens = 112.5 nano -> 113
   assert.equal(costOfParts([[3, parseUsd('0.0375')]]), 113);
   // large numbers stay exact: 10M tokens at $75/1M = $750

@@ -23,9 +23,7 @@ export interface GcraState {
   perMinute: number;
 }
 
-export type GcraStep =
-  | { allowed: true; state: GcraState }
-  | { allowed: false; retryAfterSeconds: number };
+export type GcraStep = { allowed: true; state: GcraState } | { allowed: false; retryAfterSeconds: number };
 
 /**
  * One request at `nowMs` (integer) against `perMinute` (integer >= 1), given the subject's state

@@ -113,7 +113,7 @@ export function runRateLimiterContract(name: string, makeLimiter: () => Promise<
             const decision = await limiter.take(subject, perMinute, now);
             if (decision.allowed) continue;
             const context = `at ${perMinute}/min, step ${step}, now ${now}`;
-            now += await assertHonestRefusal(limiter, subject, perMinute, now, context) * 1000;
+            now += (await assertHonestRefusal(limiter, subject, perMinute, now, context)) * 1000;
           }
         }
       }));

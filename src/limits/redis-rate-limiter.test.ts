@@ -3,7 +3,13 @@ import { after, describe, test } from 'node:test';
 import { Redis } from 'ioredis';
 import { createRedisRateLimiter } from './redis-rate-limiter.ts';
 import { runRateLimiterContract } from './rate-limiter-contract.ts';
-import { connectTestRedis, deleteKeysUnder, REDIS_TEST_URL, reportRedisUnreachable, uniqueTestPrefix } from '../../test/helpers/redis-test-connection.ts';
+import {
+  connectTestRedis,
+  deleteKeysUnder,
+  REDIS_TEST_URL,
+  reportRedisUnreachable,
+  uniqueTestPrefix,
+} from '../../test/helpers/redis-test-connection.ts';
 
 const connection = await connectTestRedis();
 
@@ -36,9 +42,7 @@ if (!(connection instanceof Redis)) {
         const here = createRedisRateLimiter(redis, { prefix });
         const there = createRedisRateLimiter(other, { prefix });
         // On the server's clock: at 20/min the next slot is 3 s away, far beyond this test's run.
-        const decisions = await Promise.all(
-          Array.from({ length: 60 }, (_, i) => (i % 2 === 0 ? here : there).take('key_shared', 20)),
-        );
+        const decisions = await Promise.all(Array.from({ length: 60 }, (_, i) => (i % 2 === 0 ? here : there).take('key_shared', 20)));
         assert.equal(decisions.filter((decision) => decision.allowed).length, 20);
         // At a fixed instant the count is exact at any rate.
         const atOnce = await Promise.all(
@@ -56,7 +60,7 @@ if (!(connection instanceof Redis)) {
       const serverNow = await serverMs();
       assert.deepEqual(await limiter.take('key_clock', 1), { allowed: true });
       const tatMs = Number(await redis.hget(`${prefix}key_clock`, 'tatMs'));
-      assert.ok(tatMs - 60_000 >= serverNow && tatMs - 60_000 <= (await serverMs()), 'the TAT starts at the server\'s ms');
+      assert.ok(tatMs - 60_000 >= serverNow && tatMs - 60_000 <= (await serverMs()), "the TAT starts at the server's ms");
       assert.equal((await limiter.take('key_clock', 1)).allowed, false);
       // Stamped one window after the server's now (plus the test's own run time): free again.
       assert.deepEqual(await limiter.take('key_clock', 1, serverNow + 60_000 + 5_000), { allowed: true });

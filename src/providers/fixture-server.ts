@@ -92,7 +92,13 @@ class ReplayServer implements FixtureServer {
       request.on('data', (chunk: Buffer) => chunks.push(chunk));
       request.on('end', () => {
         const text = Buffer.concat(chunks).toString('utf8');
-        this.requests.push({ method: request.method ?? '', path: request.url ?? '/', headers: request.headers, body: parseJson(text) ?? text, remotePort: request.socket.remotePort });
+        this.requests.push({
+          method: request.method ?? '',
+          path: request.url ?? '/',
+          headers: request.headers,
+          body: parseJson(text) ?? text,
+          remotePort: request.socket.remotePort,
+        });
         this.track(response);
         void this.answer(response, this.queue.shift());
       });
@@ -125,7 +131,10 @@ class ReplayServer implements FixtureServer {
   waitForAborted(count = 1, timeoutMs = 2_000): Promise<void> {
     if (this.aborted >= count) return Promise.resolve();
     return new Promise((resolve, reject) => {
-      const timer = setTimeout(() => reject(new Error(`fixture server: ${this.aborted} aborted answers after ${timeoutMs} ms, wanted ${count}`)), timeoutMs);
+      const timer = setTimeout(
+        () => reject(new Error(`fixture server: ${this.aborted} aborted answers after ${timeoutMs} ms, wanted ${count}`)),
+        timeoutMs,
+      );
       this.waiters.push({ count, resolve: () => (clearTimeout(timer), resolve()) });
     });
   }

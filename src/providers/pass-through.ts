@@ -28,7 +28,11 @@ const TRANSLATIONS: Record<PassThroughFormat, Record<string, (value: unknown) =>
  * them when it speaks the client's format; otherwise the few with a meaning there, translated,
  * and a warning for each one dropped (so a user can see why a setting had no effect).
  */
-export function passThroughFor(target: PassThroughFormat, passThrough: PassThrough, warn: (message: string) => void = () => {}): Record<string, unknown> {
+export function passThroughFor(
+  target: PassThroughFormat,
+  passThrough: PassThrough,
+  warn: (message: string) => void = () => {},
+): Record<string, unknown> {
   if (passThrough.format === target) return passThrough.fields;
   const translated: Record<string, unknown> = {};
   const translations = TRANSLATIONS[passThrough.format];

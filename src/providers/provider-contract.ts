@@ -34,7 +34,11 @@ export interface ContractSubject {
 
 /** A one-message request. Carries both the old `extra` and the new `passThrough` field while the canonical request changes shape. */
 export function contractRequest(text = 'hi'): ChatRequest {
-  return { messages: [{ role: 'user', content: [{ type: 'text', text }] }], extra: {}, passThrough: { format: 'openai', fields: {} } } as unknown as ChatRequest;
+  return {
+    messages: [{ role: 'user', content: [{ type: 'text', text }] }],
+    extra: {},
+    passThrough: { format: 'openai', fields: {} },
+  } as unknown as ChatRequest;
 }
 
 export function contractCall(model: ModelConfig, options: Partial<ProviderCall> = {}): ProviderCall {
@@ -247,7 +251,10 @@ export function runFixtureReplays(subject: ContractSubject, streams: StreamFixtu
 
     test('every fixture file has a replay case', () => {
       const covered = new Set([...streams.map((c) => `${c.fixture}.chunks.txt`), ...responses.map((c) => `${c.fixture}.json`)]);
-      assert.deepEqual(readdirSync(subject.fixtures).filter((file) => !covered.has(file)), []);
+      assert.deepEqual(
+        readdirSync(subject.fixtures).filter((file) => !covered.has(file)),
+        [],
+      );
     });
 
     for (const testCase of streams) {

@@ -1,12 +1,5 @@
 /** How one provider call failed, in the terms fallback and the exhausted-candidates rule need. */
-export type ProviderFailure =
-  | 'rate_limited'
-  | 'timeout'
-  | 'unavailable'
-  | 'bad_request'
-  | 'invalid_response'
-  | 'auth'
-  | 'cancelled';
+export type ProviderFailure = 'rate_limited' | 'timeout' | 'unavailable' | 'bad_request' | 'invalid_response' | 'auth' | 'cancelled';
 
 export class ProviderError extends Error {
   readonly failure: ProviderFailure;

@@ -42,10 +42,7 @@ function recordFailure(caller: CandidateCaller, model: ModelConfig, error: unkno
 }
 
 /** Non-streaming: try each candidate in order until one answers. */
-export async function generateWithFallback(
-  candidates: ModelConfig[],
-  caller: CandidateCaller,
-): Promise<{ model: ModelConfig; result: ChatResult }> {
+export async function generateWithFallback(candidates: ModelConfig[], caller: CandidateCaller): Promise<{ model: ModelConfig; result: ChatResult }> {
   for (const model of candidates) {
     const started = Date.now();
     try {

@@ -16,7 +16,10 @@ export interface RoutePlan {
 
 function hasImages(request: ChatRequest): boolean {
   return request.messages.some(
-    (message) => (message.role === 'user' || message.role === 'tool') && typeof message.content !== 'string' && message.content.some((part) => part.type === 'image'),
+    (message) =>
+      (message.role === 'user' || message.role === 'tool') &&
+      typeof message.content !== 'string' &&
+      message.content.some((part) => part.type === 'image'),
   );
 }
 
@@ -49,19 +52,17 @@ export function unfitReason(model: ModelConfig, request: ChatRequest, clampMaxOu
  * (the others get it as a forced tool), keeping the alias's order within each group.
  */
 function preferStructuredOutput(candidates: ModelConfig[]): ModelConfig[] {
-  return [...candidates.filter((model) => model.capabilities.structured_output), ...candidates.filter((model) => !model.capabilities.structured_output)];
+  return [
+    ...candidates.filter((model) => model.capabilities.structured_output),
+    ...candidates.filter((model) => !model.capabilities.structured_output),
+  ];
 }
 
 /**
  * Alias or model id -> ordered candidates that can serve the request. Throws
  * unsupported_model for unknown names and unsupported_parameter when none fits.
  */
-export function planRoute(
-  catalog: ModelCatalog,
-  requested: string,
-  request: ChatRequest,
-  routing: RoutingOptions,
-): RoutePlan {
+export function planRoute(catalog: ModelCatalog, requested: string, request: ChatRequest, routing: RoutingOptions): RoutePlan {
   const alias = catalog.aliases.get(requested);
   const model = catalog.models.get(requested);
   if (!alias && !model) {

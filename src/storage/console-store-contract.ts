@@ -34,7 +34,14 @@ export function sampleNonce(overrides: Partial<SignInNonceRecord> = {}): SignInN
 }
 
 function rule(overrides: Partial<AliasRule> = {}): AliasRule {
-  return { alias: 'svc/fast', candidates: ['sim/swift-mini', 'sim/steady'], reasoning: 'low', updatedAt: `${DAY}T10:00:00.000Z`, updatedBy: OWNER, ...overrides };
+  return {
+    alias: 'svc/fast',
+    candidates: ['sim/swift-mini', 'sim/steady'],
+    reasoning: 'low',
+    updatedAt: `${DAY}T10:00:00.000Z`,
+    updatedBy: OWNER,
+    ...overrides,
+  };
 }
 
 /** Receipts of the default account (and one of another) at known times, models, keys and statuses. */
@@ -48,7 +55,14 @@ async function seedReceipts(store: Store): Promise<ReceiptRecord[]> {
     sampleReceipt({ id: 'rcpt_03', createdAt: `${DAY}T10:30:00.000Z`, costNano: 100, status: 'failed', answeringModel: null, usage: null }),
     sampleReceipt({ id: 'rcpt_04', createdAt: `${DAY}T10:59:59.999Z`, costNano: 1_000, endpoint: '/v1/messages', answeringModel: 'sim/sage' }),
     sampleReceipt({ id: 'rcpt_05', createdAt: `${DAY}T11:00:00.000Z`, costNano: 10_000, keyId: 'key_b', status: 'cancelled' }),
-    sampleReceipt({ id: 'rcpt_06', createdAt: '2026-11-22T00:00:00.000Z', costNano: 100_000, requestedModel: null, answeringModel: null, status: 'failed' }),
+    sampleReceipt({
+      id: 'rcpt_06',
+      createdAt: '2026-11-22T00:00:00.000Z',
+      costNano: 100_000,
+      requestedModel: null,
+      answeringModel: null,
+      status: 'failed',
+    }),
     sampleReceipt({ id: 'rcpt_07', createdAt: '2026-11-22T23:59:59.999Z', costNano: 9_007_199_254_000, answeringModel: 'sim/sage' }),
   ];
   for (const receipt of receipts) await store.recordReceipt(receipt);
@@ -73,14 +87,17 @@ export function runConsoleStoreContract(name: string, makeStore: () => Promise<S
         await store.insertKey(key, OWNER);
         const entries = await store.listAudit(DEFAULT_ACCOUNT_ID, 10);
         assert.equal(entries.length, 1);
-        assert.deepEqual({ ...entries[0], id: 0 }, {
-          id: 0,
-          accountId: DEFAULT_ACCOUNT_ID,
-          at: key.createdAt,
-          actor: OWNER,
-          action: 'key.created',
-          detail: { keyId: key.id, prefix: key.prefix, name: 'ci', scopes: ['inference', 'fix'], models: ['svc/fast'] },
-        });
+        assert.deepEqual(
+          { ...entries[0], id: 0 },
+          {
+            id: 0,
+            accountId: DEFAULT_ACCOUNT_ID,
+            at: key.createdAt,
+            actor: OWNER,
+            action: 'key.created',
+            detail: { keyId: key.id, prefix: key.prefix, name: 'ci', scopes: ['inference', 'fix'], models: ['svc/fast'] },
+          },
+        );
         await assert.rejects(store.insertKey(sampleKey({ id: 'key_dup', hash: 'hash-console' }), OWNER));
         assert.equal((await store.listAudit(DEFAULT_ACCOUNT_ID, 10)).length, 1, 'a key refused writes no audit entry');
       }));
@@ -99,11 +116,14 @@ export function runConsoleStoreContract(name: string, makeStore: () => Promise<S
         assert.deepEqual([both?.dailyLimitNano, both?.rateLimitPerMinute], [null, 7]);
 
         const entries = await store.listAudit(DEFAULT_ACCOUNT_ID, 10);
-        assert.deepEqual(entries.map((entry) => [entry.action, entry.actor, entry.at]), [
-          ['key.limits', OWNER, at],
-          ['key.limits', MEMBER, at],
-          ['key.limits', OWNER, at],
-        ]);
+        assert.deepEqual(
+          entries.map((entry) => [entry.action, entry.actor, entry.at]),
+          [
+            ['key.limits', OWNER, at],
+            ['key.limits', MEMBER, at],
+            ['key.limits', OWNER, at],
+          ],
+        );
         assert.deepEqual(entries.map((entry) => entry.detail).reverse(), [
           { keyId: key.id, prefix: key.prefix, dailyLimit: '2.500000001', rateLimitPerMinute: 60 },
           { keyId: key.id, prefix: key.prefix, dailyLimit: '2.500000001', rateLimitPerMinute: null },
@@ -125,16 +145,20 @@ export function runConsoleStoreContract(name: string, makeStore: () => Promise<S
         assert.deepEqual(await search(store, {}), all);
         assert.deepEqual(await search(store, { keyId: 'key_b' }), ['rcpt_05', 'rcpt_02']);
         assert.deepEqual(await search(store, { model: 'sim/sage' }), ['rcpt_07', 'rcpt_04']);
-        assert.deepEqual(await search(store, { model: 'svc/fast' }), ['rcpt_07', 'rcpt_05', 'rcpt_04', 'rcpt_03', 'rcpt_02', 'rcpt_01'], 'requested model');
+        assert.deepEqual(
+          await search(store, { model: 'svc/fast' }),
+          ['rcpt_07', 'rcpt_05', 'rcpt_04', 'rcpt_03', 'rcpt_02', 'rcpt_01'],
+          'requested model',
+        );
         assert.deepEqual(await search(store, { status: 'failed' }), ['rcpt_06', 'rcpt_03']);
         assert.deepEqual(await search(store, { endpoint: '/v1/messages' }), ['rcpt_04']);
         assert.deepEqual(await search(store, { from: `${DAY}T10:00:00.000Z`, to: `${DAY}T11:00:00.000Z` }), ['rcpt_04', 'rcpt_03', 'rcpt_02']);
         assert.deepEqual(await search(store, { from: '2026-11-22T00:00:00.000Z' }), ['rcpt_07', 'rcpt_06']);
         assert.deepEqual(await search(store, { to: `${DAY}T10:00:00.000Z` }), ['rcpt_01']);
-        assert.deepEqual(await search(store, { keyId: 'key_000000001aaaaaaaaaaaa', model: 'svc/fast', status: 'succeeded', from: `${DAY}T10:00:00.000Z` }), [
-          'rcpt_07',
-          'rcpt_04',
-        ]);
+        assert.deepEqual(
+          await search(store, { keyId: 'key_000000001aaaaaaaaaaaa', model: 'svc/fast', status: 'succeeded', from: `${DAY}T10:00:00.000Z` }),
+          ['rcpt_07', 'rcpt_04'],
+        );
         assert.deepEqual(await search(store, { keyId: 'key_b', status: 'failed' }), []);
         assert.deepEqual(await search(store, { keyId: 'key_other' }), []);
         const page = await store.searchReceipts(DEFAULT_ACCOUNT_ID, { limit: 2, filter: { keyId: 'key_b' } });
@@ -150,7 +174,9 @@ export function runConsoleStoreContract(name: string, makeStore: () => Promise<S
         // 23 receipts over 8 instants, three to an instant, inserted out of order.
         for (const index of [...Array(23).keys()].sort((a, b) => ((a * 7) % 23) - ((b * 7) % 23))) {
           const createdAt = `${DAY}T10:00:0${Math.floor(index / 3)}.000Z`;
-          await store.recordReceipt(sampleReceipt({ id: `rcpt_${String(index).padStart(2, '0')}`, createdAt, costNano: 0, status: index % 2 ? 'failed' : 'succeeded' }));
+          await store.recordReceipt(
+            sampleReceipt({ id: `rcpt_${String(index).padStart(2, '0')}`, createdAt, costNano: 0, status: index % 2 ? 'failed' : 'succeeded' }),
+          );
         }
         for (let index = 22; index >= 0; index--) expected.push(`rcpt_${String(index).padStart(2, '0')}`);
 
@@ -187,9 +213,14 @@ export function runConsoleStoreContract(name: string, makeStore: () => Promise<S
           { start: `${DAY}T00:00:00.000Z`, costNano: 11_111, requests: 5, errors: 1 },
           { start: '2026-11-22T00:00:00.000Z', costNano: 9_007_199_354_000, requests: 2, errors: 1 },
         ]);
-        assert.deepEqual(await store.spendSeries(DEFAULT_ACCOUNT_ID, { from: '2026-12-01T00:00:00.000Z', to: '2026-12-02T00:00:00.000Z', bucket: 'day' }), []);
         assert.deepEqual(
-          (await store.spendSeries(OTHER_ACCOUNT, { from: '2026-11-01T00:00:00.000Z', to: '2026-12-01T00:00:00.000Z', bucket: 'day' })).map((bucket) => bucket.requests),
+          await store.spendSeries(DEFAULT_ACCOUNT_ID, { from: '2026-12-01T00:00:00.000Z', to: '2026-12-02T00:00:00.000Z', bucket: 'day' }),
+          [],
+        );
+        assert.deepEqual(
+          (await store.spendSeries(OTHER_ACCOUNT, { from: '2026-11-01T00:00:00.000Z', to: '2026-12-01T00:00:00.000Z', bucket: 'day' })).map(
+            (bucket) => bucket.requests,
+          ),
           [1],
         );
       }));
@@ -208,7 +239,10 @@ export function runConsoleStoreContract(name: string, makeStore: () => Promise<S
           { name: 'key_000000001aaaaaaaaaaaa', requests: 2, errors: 1, inputTokens: 1_200, outputTokens: 300, costNano: 1_100 },
           { name: 'key_b', requests: 1, errors: 0, inputTokens: 1_200, outputTokens: 300, costNano: 10 },
         ]);
-        assert.deepEqual(await store.usageBy(DEFAULT_ACCOUNT_ID, { from: '2027-01-01T00:00:00.000Z', to: '2027-02-01T00:00:00.000Z', by: 'key' }), []);
+        assert.deepEqual(
+          await store.usageBy(DEFAULT_ACCOUNT_ID, { from: '2027-01-01T00:00:00.000Z', to: '2027-02-01T00:00:00.000Z', by: 'key' }),
+          [],
+        );
       }));
 
     test('listFunds: funds added, newest first, paged by beforeId', () =>
@@ -219,14 +253,29 @@ export function runConsoleStoreContract(name: string, makeStore: () => Promise<S
         await store.insertKey(sampleKey({ id: 'key_other', hash: 'hash-other', accountId: OTHER_ACCOUNT }));
         await store.addFunds(OTHER_ACCOUNT, 5, 'cli');
         const first = await store.listFunds(DEFAULT_ACCOUNT_ID, { limit: 2 });
-        assert.deepEqual(first.map((entry) => [entry.amountNano, entry.note]), [[9_007_199_254_740_991 - 4_321, null], [4_000, 'top-up 3']]);
+        assert.deepEqual(
+          first.map((entry) => [entry.amountNano, entry.note]),
+          [
+            [9_007_199_254_740_991 - 4_321, null],
+            [4_000, 'top-up 3'],
+          ],
+        );
         assert.ok(first[0]!.id > first[1]!.id && !Number.isNaN(Date.parse(first[0]!.at)));
         const second = await store.listFunds(DEFAULT_ACCOUNT_ID, { limit: 2, beforeId: first[1]!.id });
-        assert.deepEqual(second.map((entry) => entry.amountNano), [300, 20]);
+        assert.deepEqual(
+          second.map((entry) => entry.amountNano),
+          [300, 20],
+        );
         const third = await store.listFunds(DEFAULT_ACCOUNT_ID, { limit: 2, beforeId: second[1]!.id });
-        assert.deepEqual(third.map((entry) => [entry.amountNano, entry.note]), [[1, null]]);
+        assert.deepEqual(
+          third.map((entry) => [entry.amountNano, entry.note]),
+          [[1, null]],
+        );
         assert.deepEqual(await store.listFunds(DEFAULT_ACCOUNT_ID, { limit: 2, beforeId: third[0]!.id }), []);
-        assert.deepEqual((await store.listFunds(OTHER_ACCOUNT, { limit: 10 })).map((entry) => entry.amountNano), [5]);
+        assert.deepEqual(
+          (await store.listFunds(OTHER_ACCOUNT, { limit: 10 })).map((entry) => entry.amountNano),
+          [5],
+        );
       }));
 
     test('claimMembership: the first address owns the account, others are refused, members get their membership', () =>
@@ -238,7 +287,10 @@ export function runConsoleStoreContract(name: string, makeStore: () => Promise<S
         assert.deepEqual(await store.claimMembership(DEFAULT_ACCOUNT_ID, OWNER, `${DAY}T11:00:00.000Z`), owner, 'unchanged on a later sign-in');
         await store.addMember(DEFAULT_ACCOUNT_ID, MEMBER, OWNER, `${DAY}T10:05:00.000Z`);
         assert.equal((await store.claimMembership(DEFAULT_ACCOUNT_ID, MEMBER, `${DAY}T12:00:00.000Z`))?.role, 'member');
-        assert.deepEqual(await actions(store), [['member.added', OWNER], ['member.owner', OWNER]]);
+        assert.deepEqual(await actions(store), [
+          ['member.added', OWNER],
+          ['member.owner', OWNER],
+        ]);
         assert.deepEqual((await store.listAudit(DEFAULT_ACCOUNT_ID, 100)).at(-1)?.detail, { address: OWNER });
         // Each account has its own owner.
         assert.equal((await store.claimMembership(OTHER_ACCOUNT, STRANGER, at))?.role, 'owner');
@@ -246,11 +298,16 @@ export function runConsoleStoreContract(name: string, makeStore: () => Promise<S
 
     test('claimMembership: first sign-ins racing make exactly one owner', () =>
       run(async (store) => {
-        const claims = await Promise.all(Array.from({ length: 16 }, (_, index) => store.claimMembership(DEFAULT_ACCOUNT_ID, racingAddress(index), `${DAY}T10:00:00.000Z`)));
+        const claims = await Promise.all(
+          Array.from({ length: 16 }, (_, index) => store.claimMembership(DEFAULT_ACCOUNT_ID, racingAddress(index), `${DAY}T10:00:00.000Z`)),
+        );
         const owners = claims.filter((claim) => claim !== null);
         assert.equal(owners.length, 1);
         assert.equal(owners[0]!.role, 'owner');
-        assert.deepEqual((await store.listMembers(DEFAULT_ACCOUNT_ID)).map((member) => member.address), [owners[0]!.address]);
+        assert.deepEqual(
+          (await store.listMembers(DEFAULT_ACCOUNT_ID)).map((member) => member.address),
+          [owners[0]!.address],
+        );
         assert.deepEqual(await actions(store), [['member.owner', owners[0]!.address]]);
       }));
 
@@ -262,18 +319,28 @@ export function runConsoleStoreContract(name: string, makeStore: () => Promise<S
         assert.deepEqual(member, { accountId: DEFAULT_ACCOUNT_ID, address: MEMBER, role: 'member', addedAt: `${DAY}T10:05:00.000Z`, addedBy: 'cli' });
         assert.deepEqual(await store.addMember(DEFAULT_ACCOUNT_ID, MEMBER, OWNER, `${DAY}T11:00:00.000Z`), member, 'existing one unchanged');
         assert.deepEqual((await store.addMember(DEFAULT_ACCOUNT_ID, OWNER, OWNER, `${DAY}T11:00:00.000Z`)).role, 'owner');
-        assert.deepEqual((await store.listMembers(DEFAULT_ACCOUNT_ID)).map((entry) => [entry.address, entry.role]), [
-          [OWNER, 'owner'],
-          [MEMBER, 'member'],
-          [STRANGER, 'member'],
-        ]);
+        assert.deepEqual(
+          (await store.listMembers(DEFAULT_ACCOUNT_ID)).map((entry) => [entry.address, entry.role]),
+          [
+            [OWNER, 'owner'],
+            [MEMBER, 'member'],
+            [STRANGER, 'member'],
+          ],
+        );
         assert.deepEqual(later.addedBy, OWNER);
         assert.deepEqual(await store.listMembers(OTHER_ACCOUNT), []);
 
         assert.equal(await store.removeMember(DEFAULT_ACCOUNT_ID, OWNER, OWNER, `${DAY}T12:00:00.000Z`), false);
-        assert.equal(await store.removeMember(DEFAULT_ACCOUNT_ID, '0xdddd000000000000000000000000000000000004', OWNER, `${DAY}T12:00:00.000Z`), false);
+        assert.equal(
+          await store.removeMember(DEFAULT_ACCOUNT_ID, '0xdddd000000000000000000000000000000000004', OWNER, `${DAY}T12:00:00.000Z`),
+          false,
+        );
         assert.equal((await store.listMembers(DEFAULT_ACCOUNT_ID)).length, 3);
-        assert.deepEqual(await actions(store), [['member.added', 'cli'], ['member.added', OWNER], ['member.owner', OWNER]]);
+        assert.deepEqual(await actions(store), [
+          ['member.added', 'cli'],
+          ['member.added', OWNER],
+          ['member.owner', OWNER],
+        ]);
       }));
 
     test('removing a member ends its open sessions, and only its own; audited', () =>
@@ -288,13 +355,19 @@ export function runConsoleStoreContract(name: string, makeStore: () => Promise<S
         assert.equal(await store.removeMember(DEFAULT_ACCOUNT_ID, MEMBER.toUpperCase().replace('0X', '0x'), OWNER, at), true);
         assert.equal(await store.removeMember(DEFAULT_ACCOUNT_ID, MEMBER, OWNER, at), false, 'not a member any more');
         assert.equal(await store.claimMembership(DEFAULT_ACCOUNT_ID, MEMBER, at), null);
-        assert.deepEqual((await store.listMembers(DEFAULT_ACCOUNT_ID)).map((entry) => entry.address), [OWNER]);
+        assert.deepEqual(
+          (await store.listMembers(DEFAULT_ACCOUNT_ID)).map((entry) => entry.address),
+          [OWNER],
+        );
         assert.equal((await store.findSession('hash-of-sess_1'))?.endedAt, at);
         assert.equal((await store.findSession('hash-of-sess_2'))?.endedAt, at);
         assert.equal((await store.findSession('hash-of-sess_old'))?.endedAt, `${DAY}T10:30:00.000Z`, 'an ended session keeps its end');
         assert.equal((await store.findSession('hash-of-sess_owner'))?.endedAt, null);
         const [entry] = await store.listAudit(DEFAULT_ACCOUNT_ID, 1);
-        assert.deepEqual([entry?.action, entry?.actor, entry?.at, entry?.detail], ['member.removed', OWNER, at, { address: MEMBER, sessionsEnded: 2 }]);
+        assert.deepEqual(
+          [entry?.action, entry?.actor, entry?.at, entry?.detail],
+          ['member.removed', OWNER, at, { address: MEMBER, sessionsEnded: 2 }],
+        );
       }));
 
     test('sessions: found by token hash ended or not; endSession once; endSessionsOf counts the open ones', () =>
@@ -336,7 +409,10 @@ export function runConsoleStoreContract(name: string, makeStore: () => Promise<S
 
         await store.insertSignInNonce(sampleNonce({ nonce: 'nonce_raced', address: OWNER.toUpperCase().replace('0X', '0x') }));
         const takes = await Promise.all(Array.from({ length: 8 }, () => store.consumeSignInNonce('nonce_raced', `${DAY}T10:05:00.000Z`)));
-        assert.deepEqual(takes.filter((take) => take !== null), [sampleNonce({ nonce: 'nonce_raced' })]);
+        assert.deepEqual(
+          takes.filter((take) => take !== null),
+          [sampleNonce({ nonce: 'nonce_raced' })],
+        );
       }));
 
     test('alias rules: upserted per alias and account, listed, audited as rules.set by their author', () =>
@@ -347,15 +423,19 @@ export function runConsoleStoreContract(name: string, makeStore: () => Promise<S
         const replaced = rule({ candidates: ['sim/steady'], reasoning: 'medium', updatedAt: `${DAY}T11:00:00.000Z`, updatedBy: MEMBER });
         await store.setAliasRule(DEFAULT_ACCOUNT_ID, replaced);
         await store.setAliasRule(OTHER_ACCOUNT, rule({ alias: 'svc/balanced' }));
-        assert.deepEqual(await store.listAliasRules(DEFAULT_ACCOUNT_ID), [rule({ alias: 'svc/best', candidates: ['sim/sage'], reasoning: 'xhigh' }), replaced]);
-        assert.deepEqual((await store.listAliasRules(OTHER_ACCOUNT)).map((entry) => entry.alias), ['svc/balanced']);
-        const [entry] = await store.listAudit(DEFAULT_ACCOUNT_ID, 1);
-        assert.deepEqual([entry?.action, entry?.actor, entry?.at, entry?.detail], [
-          'rules.set',
-          MEMBER,
-          `${DAY}T11:00:00.000Z`,
-          { alias: 'svc/fast', candidates: ['sim/steady'], reasoning: 'medium' },
+        assert.deepEqual(await store.listAliasRules(DEFAULT_ACCOUNT_ID), [
+          rule({ alias: 'svc/best', candidates: ['sim/sage'], reasoning: 'xhigh' }),
+          replaced,
         ]);
+        assert.deepEqual(
+          (await store.listAliasRules(OTHER_ACCOUNT)).map((entry) => entry.alias),
+          ['svc/balanced'],
+        );
+        const [entry] = await store.listAudit(DEFAULT_ACCOUNT_ID, 1);
+        assert.deepEqual(
+          [entry?.action, entry?.actor, entry?.at, entry?.detail],
+          ['rules.set', MEMBER, `${DAY}T11:00:00.000Z`, { alias: 'svc/fast', candidates: ['sim/steady'], reasoning: 'medium' }],
+        );
         await assert.rejects(store.setAliasRule(DEFAULT_ACCOUNT_ID, rule({ reasoning: 'extreme' as AliasRule['reasoning'] })));
         assert.equal((await store.listAudit(DEFAULT_ACCOUNT_ID, 100)).length, 3, 'a refused rule writes no audit entry');
       }));
@@ -363,7 +443,13 @@ export function runConsoleStoreContract(name: string, makeStore: () => Promise<S
     test('listAudit pages newest first with beforeId, per account', () =>
       run(async (store) => {
         for (let index = 0; index < 7; index++) {
-          await store.appendAudit({ accountId: DEFAULT_ACCOUNT_ID, at: `${DAY}T10:00:0${index}.000Z`, actor: 'cli', action: `test.${index}`, detail: { index } });
+          await store.appendAudit({
+            accountId: DEFAULT_ACCOUNT_ID,
+            at: `${DAY}T10:00:0${index}.000Z`,
+            actor: 'cli',
+            action: `test.${index}`,
+            detail: { index },
+          });
         }
         await store.appendAudit({ accountId: OTHER_ACCOUNT, at: `${DAY}T10:00:00.000Z`, actor: 'cli', action: 'test.other', detail: {} });
         const seen: string[] = [];
@@ -375,7 +461,10 @@ export function runConsoleStoreContract(name: string, makeStore: () => Promise<S
           beforeId = page.at(-1)!.id;
         }
         assert.deepEqual(seen, ['test.6', 'test.5', 'test.4', 'test.3', 'test.2', 'test.1', 'test.0']);
-        assert.deepEqual((await store.listAudit(OTHER_ACCOUNT, 10)).map((entry) => entry.action), ['test.other']);
+        assert.deepEqual(
+          (await store.listAudit(OTHER_ACCOUNT, 10)).map((entry) => entry.action),
+          ['test.other'],
+        );
       }));
   });
 }

@@ -20,7 +20,12 @@ export function sampleFixQuote(overrides: Partial<FixQuoteRecord> = {}): FixQuot
     agent: 'fix-type-error',
     tier: 'balanced',
     // Keys deliberately out of alphabetical order: the input must come back exactly as sent.
-    input: { zeta: 'last', files: [{ path: 'src/a.ts', content: 'const a: number = "x";\n' }], alpha: { nested: [1, 2.5, null, true] }, note: 'é ✓ "quoted"' },
+    input: {
+      zeta: 'last',
+      files: [{ path: 'src/a.ts', content: 'const a: number = "x";\n' }],
+      alpha: { nested: [1, 2.5, null, true] },
+      note: 'é ✓ "quoted"',
+    },
     inputTokens: 1_234,
     estimatedCostNano: 12_345,
     maxCostNano: MAX_COST,
@@ -52,11 +57,25 @@ export function sampleFixRun(suffix: string, overrides: Partial<FixRunRecord> = 
 }
 
 function holdOf(run: FixRunRecord, overrides: Partial<HoldRecord> = {}): HoldRecord {
-  return sampleHold({ id: run.receiptId, accountId: run.accountId, keyId: run.keyId, endpoint: 'fix.runs', amountNano: run.maxCostNano, ...overrides });
+  return sampleHold({
+    id: run.receiptId,
+    accountId: run.accountId,
+    keyId: run.keyId,
+    endpoint: 'fix.runs',
+    amountNano: run.maxCostNano,
+    ...overrides,
+  });
 }
 
 function receiptOf(run: FixRunRecord, costNano: number) {
-  return sampleReceipt({ id: run.receiptId, keyId: run.keyId, endpoint: 'fix.runs', holdNano: run.maxCostNano, costNano, createdAt: `${DAY}T10:02:00.000Z` });
+  return sampleReceipt({
+    id: run.receiptId,
+    keyId: run.keyId,
+    endpoint: 'fix.runs',
+    holdNano: run.maxCostNano,
+    costNano,
+    createdAt: `${DAY}T10:02:00.000Z`,
+  });
 }
 
 /** Fix agents' storage every Store backend must show: quotes, runs started once, events, settling, recovery. */
@@ -101,12 +120,18 @@ export function runFixStoreContract(name: string, makeStore: () => Promise<Store
         const first = await start(store, 'a1');
         assert.deepEqual(first.start, { started: true });
         assert.deepEqual(await store.getFixRun(DEFAULT_ACCOUNT_ID, 'run_a1'), first.run);
-        assert.deepEqual((await store.listHolds(DEFAULT_ACCOUNT_ID)).map((hold) => [hold.id, hold.amountNano]), [['rcpt_a1', MAX_COST]]);
+        assert.deepEqual(
+          (await store.listHolds(DEFAULT_ACCOUNT_ID)).map((hold) => [hold.id, hold.amountNano]),
+          [['rcpt_a1', MAX_COST]],
+        );
 
         const second = await start(store, 'a2');
         assert.deepEqual(second.start, { started: false, existing: first.run });
         assert.equal(await store.getFixRun(DEFAULT_ACCOUNT_ID, 'run_a2'), null);
-        assert.deepEqual((await store.listHolds(DEFAULT_ACCOUNT_ID)).map((hold) => hold.id), ['rcpt_a1']);
+        assert.deepEqual(
+          (await store.listHolds(DEFAULT_ACCOUNT_ID)).map((hold) => hold.id),
+          ['rcpt_a1'],
+        );
         assert.equal((await store.accountSummary(DEFAULT_ACCOUNT_ID, MONTH)).heldNano, MAX_COST);
       }));
 
@@ -120,15 +145,24 @@ export function runFixStoreContract(name: string, makeStore: () => Promise<Store
           assert.deepEqual(await store.listHolds(DEFAULT_ACCOUNT_ID), []);
         };
 
-        assert.deepEqual((await start(store, 'b1')).start, { started: false, refused: { placed: false, reason: 'insufficient_balance', remainingNano: 30_000 } });
+        assert.deepEqual((await start(store, 'b1')).start, {
+          started: false,
+          refused: { placed: false, reason: 'insufficient_balance', remainingNano: 30_000 },
+        });
         await assertNothingWritten('b1');
 
         await store.addFunds(DEFAULT_ACCOUNT_ID, 100_000, 'test');
-        assert.deepEqual((await start(store, 'b2', 39_999)).start, { started: false, refused: { placed: false, reason: 'daily_limit', remainingNano: 39_999 } });
+        assert.deepEqual((await start(store, 'b2', 39_999)).start, {
+          started: false,
+          refused: { placed: false, reason: 'daily_limit', remainingNano: 39_999 },
+        });
         await assertNothingWritten('b2');
 
         await store.setMonthlyBudget(DEFAULT_ACCOUNT_ID, 25_000, 'test');
-        assert.deepEqual((await start(store, 'b3')).start, { started: false, refused: { placed: false, reason: 'monthly_budget', remainingNano: 25_000 } });
+        assert.deepEqual((await start(store, 'b3')).start, {
+          started: false,
+          refused: { placed: false, reason: 'monthly_budget', remainingNano: 25_000 },
+        });
         await assertNothingWritten('b3');
 
         await store.setMonthlyBudget(DEFAULT_ACCOUNT_ID, null, 'test');
@@ -148,7 +182,10 @@ export function runFixStoreContract(name: string, makeStore: () => Promise<Store
           assert.ok('existing' in outcome.start, 'a losing start gets the existing run, not a refusal');
           assert.deepEqual(outcome.start.existing, winner);
         }
-        assert.deepEqual((await store.listHolds(DEFAULT_ACCOUNT_ID)).map((hold) => hold.id), [winner.receiptId]);
+        assert.deepEqual(
+          (await store.listHolds(DEFAULT_ACCOUNT_ID)).map((hold) => hold.id),
+          [winner.receiptId],
+        );
         assert.equal((await store.accountSummary(DEFAULT_ACCOUNT_ID, MONTH)).heldNano, MAX_COST);
       }));
 
@@ -179,7 +216,12 @@ export function runFixStoreContract(name: string, makeStore: () => Promise<Store
         const result = { patch: '--- a/src/a.ts\n+++ b/src/a.ts\n', files: { 'src/a.ts': 'ok' }, cost_nano: 12_001 };
         const receipt = receiptOf(fixRun, 12_001);
         assert.equal(await store.finishFixRun(fixRun.id, 'succeeded', result, `${DAY}T10:02:00.000Z`, receipt), true);
-        assert.deepEqual(await store.getFixRun(DEFAULT_ACCOUNT_ID, fixRun.id), { ...fixRun, status: 'succeeded', result, finishedAt: `${DAY}T10:02:00.000Z` });
+        assert.deepEqual(await store.getFixRun(DEFAULT_ACCOUNT_ID, fixRun.id), {
+          ...fixRun,
+          status: 'succeeded',
+          result,
+          finishedAt: `${DAY}T10:02:00.000Z`,
+        });
         assert.deepEqual(await store.getReceipt(DEFAULT_ACCOUNT_ID, fixRun.receiptId), receipt);
         assert.equal(await store.getBalance(DEFAULT_ACCOUNT_ID), 1_000_000 - 12_001);
         assert.deepEqual(await store.listHolds(DEFAULT_ACCOUNT_ID), []);
@@ -199,11 +241,21 @@ export function runFixStoreContract(name: string, makeStore: () => Promise<Store
     test('a run whose process died ends failed with its hold released at cost 0; a late finish writes nothing', () =>
       withQuote(async (store) => {
         const fixRun = sampleFixRun('f1');
-        assert.deepEqual(await store.startFixRun(fixRun, holdOf(fixRun, { owner: 'host/9/gone', expiresAt: `${DAY}T11:00:00.000Z` }), null), { started: true });
+        assert.deepEqual(await store.startFixRun(fixRun, holdOf(fixRun, { owner: 'host/9/gone', expiresAt: `${DAY}T11:00:00.000Z` }), null), {
+          started: true,
+        });
         const now = `${DAY}T10:05:00.000Z`;
         const released = await store.releaseOrphanedHolds(now, () => true);
-        assert.deepEqual(released.map((receipt) => receipt.id), [fixRun.receiptId]);
-        assert.deepEqual(await store.getFixRun(DEFAULT_ACCOUNT_ID, fixRun.id), { ...fixRun, status: 'failed', result: recoveredFixRunResult(), finishedAt: now });
+        assert.deepEqual(
+          released.map((receipt) => receipt.id),
+          [fixRun.receiptId],
+        );
+        assert.deepEqual(await store.getFixRun(DEFAULT_ACCOUNT_ID, fixRun.id), {
+          ...fixRun,
+          status: 'failed',
+          result: recoveredFixRunResult(),
+          finishedAt: now,
+        });
         const closed = await store.getReceipt(DEFAULT_ACCOUNT_ID, fixRun.receiptId);
         assert.deepEqual([closed?.status, closed?.costNano, closed?.holdNano], ['failed', 0, MAX_COST]);
         assert.deepEqual(await store.listHolds(DEFAULT_ACCOUNT_ID), []);

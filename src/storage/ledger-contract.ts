@@ -48,8 +48,15 @@ export function runLedgerContract(name: string, makeStore: () => Promise<Store>)
         await store.addFunds(DEFAULT_ACCOUNT_ID, 2_500, 'test');
         assert.deepEqual(await store.placeHold(sampleHold({ id: 'rcpt_1' }), null), { placed: true });
         assert.deepEqual(await store.placeHold(sampleHold({ id: 'rcpt_2' }), null), { placed: true });
-        assert.deepEqual(await store.placeHold(sampleHold({ id: 'rcpt_3' }), null), { placed: false, reason: 'insufficient_balance', remainingNano: 500 });
-        assert.deepEqual((await store.listHolds(DEFAULT_ACCOUNT_ID)).map((hold) => hold.id), ['rcpt_1', 'rcpt_2']);
+        assert.deepEqual(await store.placeHold(sampleHold({ id: 'rcpt_3' }), null), {
+          placed: false,
+          reason: 'insufficient_balance',
+          remainingNano: 500,
+        });
+        assert.deepEqual(
+          (await store.listHolds(DEFAULT_ACCOUNT_ID)).map((hold) => hold.id),
+          ['rcpt_1', 'rcpt_2'],
+        );
         const summary = await store.accountSummary(DEFAULT_ACCOUNT_ID, MONTH);
         assert.deepEqual([summary.balanceNano, summary.heldNano, summary.holdCount], [2_500, 2_000, 2]);
       }));
@@ -58,7 +65,9 @@ export function runLedgerContract(name: string, makeStore: () => Promise<Store>)
       withStore(async (store) => {
         await store.addFunds(DEFAULT_ACCOUNT_ID, 10_000, 'test');
         await store.placeHold(sampleHold({ id: 'rcpt_1', amountNano: 4_000 }), null);
-        await store.recordReceipt(sampleReceipt({ id: 'rcpt_1', keyId: 'key_000000001aaaaaaaaaaaa', holdNano: 4_000, costNano: 1_234, createdAt: `${DAY}T10:00:00.000Z` }));
+        await store.recordReceipt(
+          sampleReceipt({ id: 'rcpt_1', keyId: 'key_000000001aaaaaaaaaaaa', holdNano: 4_000, costNano: 1_234, createdAt: `${DAY}T10:00:00.000Z` }),
+        );
         assert.deepEqual(await store.listHolds(DEFAULT_ACCOUNT_ID), []);
         assert.equal(await store.getBalance(DEFAULT_ACCOUNT_ID), 8_766);
         assert.deepEqual(await store.keyDaySpend('key_000000001aaaaaaaaaaaa', DAY), { chargedNano: 1_234, heldNano: 0 });
@@ -83,9 +92,17 @@ export function runLedgerContract(name: string, makeStore: () => Promise<Store>)
         await store.placeHold(sampleHold({ id: 'rcpt_1', amountNano: 600 }), 1_000);
         await store.recordReceipt(sampleReceipt({ id: 'rcpt_1', keyId: key, costNano: 300, createdAt: `${DAY}T10:00:00.000Z` }));
         assert.deepEqual(await store.placeHold(sampleHold({ id: 'rcpt_2', amountNano: 500 }), 1_000), { placed: true });
-        assert.deepEqual(await store.placeHold(sampleHold({ id: 'rcpt_3', amountNano: 201 }), 1_000), { placed: false, reason: 'daily_limit', remainingNano: 200 });
+        assert.deepEqual(await store.placeHold(sampleHold({ id: 'rcpt_3', amountNano: 201 }), 1_000), {
+          placed: false,
+          reason: 'daily_limit',
+          remainingNano: 200,
+        });
         assert.deepEqual(await store.placeHold(sampleHold({ id: 'rcpt_4', amountNano: 200 }), 1_000), { placed: true });
-        assert.deepEqual(await store.placeHold(sampleHold({ id: 'rcpt_5', amountNano: 900, day: '2026-11-22' }), 1_000), { placed: true }, 'a new day starts afresh');
+        assert.deepEqual(
+          await store.placeHold(sampleHold({ id: 'rcpt_5', amountNano: 900, day: '2026-11-22' }), 1_000),
+          { placed: true },
+          'a new day starts afresh',
+        );
       }));
 
     test('monthly budget counts the month charges plus holds; set and removed with an audit entry', () =>
@@ -93,16 +110,25 @@ export function runLedgerContract(name: string, makeStore: () => Promise<Store>)
         await store.addFunds(DEFAULT_ACCOUNT_ID, 1_000_000, 'test');
         await store.setMonthlyBudget(DEFAULT_ACCOUNT_ID, 1_000, 'cli');
         await store.placeHold(sampleHold({ id: 'rcpt_1', amountNano: 700 }), null);
-        assert.deepEqual(await store.placeHold(sampleHold({ id: 'rcpt_2', amountNano: 301 }), null), { placed: false, reason: 'monthly_budget', remainingNano: 300 });
-        assert.deepEqual(await store.placeHold(sampleHold({ id: 'rcpt_3', amountNano: 500, month: '2026-12', day: '2026-12-01' }), null), { placed: true });
+        assert.deepEqual(await store.placeHold(sampleHold({ id: 'rcpt_2', amountNano: 301 }), null), {
+          placed: false,
+          reason: 'monthly_budget',
+          remainingNano: 300,
+        });
+        assert.deepEqual(await store.placeHold(sampleHold({ id: 'rcpt_3', amountNano: 500, month: '2026-12', day: '2026-12-01' }), null), {
+          placed: true,
+        });
         assert.equal((await store.accountSummary(DEFAULT_ACCOUNT_ID, MONTH)).monthlyBudgetNano, 1_000);
         await store.setMonthlyBudget(DEFAULT_ACCOUNT_ID, null, 'cli');
         assert.equal((await store.placeHold(sampleHold({ id: 'rcpt_4', amountNano: 301 }), null)).placed, true);
         const audit = await store.listAudit(DEFAULT_ACCOUNT_ID, 2);
-        assert.deepEqual(audit.map((entry) => [entry.action, entry.detail]), [
-          ['budget.set', { monthly_budget: null }],
-          ['budget.set', { monthly_budget: '0.000001000' }],
-        ]);
+        assert.deepEqual(
+          audit.map((entry) => [entry.action, entry.detail]),
+          [
+            ['budget.set', { monthly_budget: null }],
+            ['budget.set', { monthly_budget: '0.000001000' }],
+          ],
+        );
       }));
 
     test('holds of a dead or silent owner are released and their receipts closed at cost 0', () =>
@@ -115,7 +141,10 @@ export function runLedgerContract(name: string, makeStore: () => Promise<Store>)
         await store.extendHolds('host/2/dead', `${DAY}T11:00:00.000Z`);
         const released = await store.releaseOrphanedHolds(`${DAY}T10:30:00.000Z`, (owner) => owner === 'host/2/dead');
         assert.deepEqual(released.map((receipt) => receipt.id).sort(), ['rcpt_dead', 'rcpt_silent']);
-        assert.deepEqual((await store.listHolds(DEFAULT_ACCOUNT_ID)).map((hold) => hold.id), ['rcpt_live']);
+        assert.deepEqual(
+          (await store.listHolds(DEFAULT_ACCOUNT_ID)).map((hold) => hold.id),
+          ['rcpt_live'],
+        );
         const closed = await store.getReceipt(DEFAULT_ACCOUNT_ID, 'rcpt_dead');
         assert.deepEqual([closed?.status, closed?.costNano, closed?.holdNano, closed?.errorCode], ['failed', 0, 1_000, 'internal_error']);
         assert.equal(await store.getBalance(DEFAULT_ACCOUNT_ID), 10_000);

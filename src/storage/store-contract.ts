@@ -47,7 +47,12 @@ export function sampleReceipt(overrides: Partial<ReceiptRecord> = {}): ReceiptRe
     warnings: ['sim/swift-mini: top_k: an Anthropic field with no equivalent for this model; dropped'],
     usage: { inputTokens: 1200, cachedInputTokens: 200, cacheWriteTokens: 0, outputTokens: 300, reasoningTokens: 40 },
     usageEstimated: false,
-    prices: { inputNanoPerMillion: 150_000_000, cachedInputNanoPerMillion: 75_000_000, cacheWriteNanoPerMillion: 150_000_000, outputNanoPerMillion: 600_000_000 },
+    prices: {
+      inputNanoPerMillion: 150_000_000,
+      cachedInputNanoPerMillion: 75_000_000,
+      cacheWriteNanoPerMillion: 150_000_000,
+      outputNanoPerMillion: 600_000_000,
+    },
     holdNano: 5_000_000,
     costNano: 345_000,
     latencyMs: 352,
@@ -109,7 +114,10 @@ export function runStoreContract(name: string, makeStore: () => Promise<Store>):
             (await store.listKeys(DEFAULT_ACCOUNT_ID)).map((key) => key.id),
             ['key_b', 'key_c', 'key_a'],
           );
-          assert.deepEqual((await store.listKeys(OTHER_ACCOUNT)).map((key) => key.id), ['key_elsewhere']);
+          assert.deepEqual(
+            (await store.listKeys(OTHER_ACCOUNT)).map((key) => key.id),
+            ['key_elsewhere'],
+          );
         }));
 
       test('a hash is unique', () =>
@@ -195,31 +203,51 @@ export function runStoreContract(name: string, makeStore: () => Promise<Store>):
         withStore(async (store) => {
           await store.insertKey(sampleKey());
           await store.insertKey(sampleKey({ id: 'key_other', hash: 'other', accountId: OTHER_ACCOUNT }));
-          const times = ['2025-01-01T00:00:01.000Z', '2025-01-01T00:00:03.000Z', '2025-01-01T00:00:02.000Z', '2025-01-01T00:00:03.000Z', '2025-01-01T00:00:04.000Z'];
+          const times = [
+            '2025-01-01T00:00:01.000Z',
+            '2025-01-01T00:00:03.000Z',
+            '2025-01-01T00:00:02.000Z',
+            '2025-01-01T00:00:03.000Z',
+            '2025-01-01T00:00:04.000Z',
+          ];
           const ids = ['rcpt_1', 'rcpt_2', 'rcpt_3', 'rcpt_4', 'rcpt_5'];
           for (const [index, id] of ids.entries()) await store.recordReceipt(sampleReceipt({ id, createdAt: times[index]!, costNano: 0 }));
-          await store.recordReceipt(sampleReceipt({ id: 'rcpt_9', accountId: OTHER_ACCOUNT, keyId: 'key_other', createdAt: '2025-01-01T00:00:09.000Z' }));
+          await store.recordReceipt(
+            sampleReceipt({ id: 'rcpt_9', accountId: OTHER_ACCOUNT, keyId: 'key_other', createdAt: '2025-01-01T00:00:09.000Z' }),
+          );
 
           const everything = await store.listReceipts(DEFAULT_ACCOUNT_ID, { limit: 10 });
           // Same instant: the larger id (later in time-ordered ids) comes first.
-          assert.deepEqual(everything.data.map((receipt) => receipt.id), ['rcpt_5', 'rcpt_4', 'rcpt_2', 'rcpt_3', 'rcpt_1']);
+          assert.deepEqual(
+            everything.data.map((receipt) => receipt.id),
+            ['rcpt_5', 'rcpt_4', 'rcpt_2', 'rcpt_3', 'rcpt_1'],
+          );
           assert.equal(everything.hasMore, false);
 
           const exact = await store.listReceipts(DEFAULT_ACCOUNT_ID, { limit: 5 });
           assert.equal(exact.hasMore, false);
 
           const first = await store.listReceipts(DEFAULT_ACCOUNT_ID, { limit: 2 });
-          assert.deepEqual(first.data.map((receipt) => receipt.id), ['rcpt_5', 'rcpt_4']);
+          assert.deepEqual(
+            first.data.map((receipt) => receipt.id),
+            ['rcpt_5', 'rcpt_4'],
+          );
           assert.equal(first.hasMore, true);
 
           const next = await store.listReceipts(DEFAULT_ACCOUNT_ID, { limit: 2, before: '2025-01-01T00:00:03.000Z' });
-          assert.deepEqual(next.data.map((receipt) => receipt.id), ['rcpt_3', 'rcpt_1']);
+          assert.deepEqual(
+            next.data.map((receipt) => receipt.id),
+            ['rcpt_3', 'rcpt_1'],
+          );
           assert.equal(next.hasMore, false);
 
           const none = await store.listReceipts(DEFAULT_ACCOUNT_ID, { limit: 2, before: '2025-01-01T00:00:01.000Z' });
           assert.deepEqual(none, { data: [], hasMore: false });
 
-          assert.deepEqual((await store.listReceipts(OTHER_ACCOUNT, { limit: 10 })).data.map((receipt) => receipt.id), ['rcpt_9']);
+          assert.deepEqual(
+            (await store.listReceipts(OTHER_ACCOUNT, { limit: 10 })).data.map((receipt) => receipt.id),
+            ['rcpt_9'],
+          );
         }));
 
       test('recording a receipt marks its key used, never moving backwards', () =>
@@ -297,14 +325,26 @@ export function runStoreContract(name: string, makeStore: () => Promise<Store>):
       test('append and list newest first, per account, limited', () =>
         withStore(async (store) => {
           for (let index = 1; index <= 3; index++) {
-            await store.appendAudit({ accountId: DEFAULT_ACCOUNT_ID, at: `2025-01-0${index}T00:00:00.000Z`, actor: 'console', action: `test.${index}`, detail: { index, nested: { ok: true } } });
+            await store.appendAudit({
+              accountId: DEFAULT_ACCOUNT_ID,
+              at: `2025-01-0${index}T00:00:00.000Z`,
+              actor: 'console',
+              action: `test.${index}`,
+              detail: { index, nested: { ok: true } },
+            });
           }
           await store.appendAudit({ accountId: OTHER_ACCOUNT, at: '2025-01-01T00:00:00.000Z', actor: 'cli', action: 'other', detail: {} });
           const entries = await store.listAudit(DEFAULT_ACCOUNT_ID, 2);
-          assert.deepEqual(entries.map((entry) => entry.action), ['test.3', 'test.2']);
+          assert.deepEqual(
+            entries.map((entry) => entry.action),
+            ['test.3', 'test.2'],
+          );
           assert.deepEqual(entries[0]?.detail, { index: 3, nested: { ok: true } });
           assert.equal(typeof entries[0]?.id, 'number');
-          assert.deepEqual((await store.listAudit(OTHER_ACCOUNT, 10)).map((entry) => entry.action), ['other']);
+          assert.deepEqual(
+            (await store.listAudit(OTHER_ACCOUNT, 10)).map((entry) => entry.action),
+            ['other'],
+          );
         }));
     });
   });

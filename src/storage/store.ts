@@ -118,7 +118,13 @@ export interface Store {
    * A run no longer running (recovery closed it meanwhile) is left alone and no receipt is
    * written; returns whether this call ended it.
    */
-  finishFixRun(runId: string, status: Exclude<FixRunStatus, 'running'>, result: Record<string, unknown>, finishedAt: string, receipt: ReceiptRecord): Promise<boolean>;
+  finishFixRun(
+    runId: string,
+    status: Exclude<FixRunStatus, 'running'>,
+    result: Record<string, unknown>,
+    finishedAt: string,
+    receipt: ReceiptRecord,
+  ): Promise<boolean>;
   /** Mark a running run of the account for cancellation; returns the run (null when not on the account). */
   requestFixRunCancel(accountId: string, id: string): Promise<FixRunRecord | null>;
 

@@ -28,7 +28,12 @@ async function events(response: Response): Promise<SseEvent[]> {
 }
 
 const chat = (model: string, extra: Record<string, unknown> = {}) => ({ model, messages: [{ role: 'user', content: 'hi' }], ...extra });
-const messages = (model: string, extra: Record<string, unknown> = {}) => ({ model, max_tokens: 4096, messages: [{ role: 'user', content: 'hi' }], ...extra });
+const messages = (model: string, extra: Record<string, unknown> = {}) => ({
+  model,
+  max_tokens: 4096,
+  messages: [{ role: 'user', content: 'hi' }],
+  ...extra,
+});
 
 describe('OpenAI format', () => {
   test('answers with the default reply and records the request', async () => {
@@ -76,7 +81,13 @@ describe('OpenAI format', () => {
     assert.equal(deltas.map((delta) => delta.content ?? '').join(''), 'Hello world');
     const toolDeltas = deltas.filter((delta) => delta.tool_calls).map((delta) => delta.tool_calls[0]);
     assert.deepEqual(toolDeltas[0], { index: 0, id: 'call_1', type: 'function', function: { name: 'get_weather', arguments: '' } });
-    assert.equal(toolDeltas.slice(1).map((call) => call.function.arguments).join(''), '{"city":"Paris"}');
+    assert.equal(
+      toolDeltas
+        .slice(1)
+        .map((call) => call.function.arguments)
+        .join(''),
+      '{"city":"Paris"}',
+    );
     assert.ok(toolDeltas.slice(1).every((call) => call.id === undefined && call.index === 0));
     const finish = chunks.at(-2);
     assert.deepEqual(finish.choices[0].delta, {});
@@ -132,11 +143,21 @@ describe('Anthropic format', () => {
     assert.deepEqual(
       all.map((event) => event.event),
       [
-        'message_start', 'ping',
-        'content_block_start', 'content_block_delta', 'content_block_delta', 'content_block_stop',
-        'content_block_start', 'content_block_delta', 'content_block_stop',
-        'content_block_start', 'content_block_delta', 'content_block_delta', 'content_block_stop',
-        'message_delta', 'message_stop',
+        'message_start',
+        'ping',
+        'content_block_start',
+        'content_block_delta',
+        'content_block_delta',
+        'content_block_stop',
+        'content_block_start',
+        'content_block_delta',
+        'content_block_stop',
+        'content_block_start',
+        'content_block_delta',
+        'content_block_delta',
+        'content_block_stop',
+        'message_delta',
+        'message_stop',
       ],
     );
     const data = all.map((event) => JSON.parse(event.data));

@@ -73,9 +73,7 @@ export const openAiFormat: WireFormat = {
     for (const piece of splitIntoPieces(reply.reasoning, reply.chunkSize)) events.push(chunk({ reasoning_content: piece }, true));
     for (const piece of splitIntoPieces(reply.text, reply.chunkSize)) events.push(chunk({ content: piece }, true));
     reply.toolCalls.forEach((call, index) => {
-      events.push(
-        chunk({ tool_calls: [{ index, id: call.id, type: 'function', function: { name: call.name, arguments: '' } }] }, true),
-      );
+      events.push(chunk({ tool_calls: [{ index, id: call.id, type: 'function', function: { name: call.name, arguments: '' } }] }, true));
       for (const piece of splitIntoPieces(call.arguments, reply.chunkSize)) {
         events.push(chunk({ tool_calls: [{ index, function: { arguments: piece } }] }, true));
       }
@@ -89,7 +87,11 @@ export const openAiFormat: WireFormat = {
   },
 
   errorBody(status, message) {
-    const known = OPENAI_ERRORS[status] ?? { type: 'server_error', code: null, message: 'The server had an error while processing your request. Sorry about that!' };
+    const known = OPENAI_ERRORS[status] ?? {
+      type: 'server_error',
+      code: null,
+      message: 'The server had an error while processing your request. Sorry about that!',
+    };
     return { error: { message: message ?? known.message, type: known.type, param: null, code: known.code } };
   },
 

@@ -89,12 +89,7 @@ export interface ReplyCounting {
 }
 
 /** Fills in defaults; missing token counts are counted the way the format's provider counts them. */
-export function resolveReply(
-  reply: ScriptedReply,
-  model: string,
-  requestBody: Record<string, unknown>,
-  format: ReplyCounting,
-): ResolvedReply {
+export function resolveReply(reply: ScriptedReply, model: string, requestBody: Record<string, unknown>, format: ReplyCounting): ResolvedReply {
   const scriptsContent = reply.text !== undefined || reply.reasoning !== undefined || reply.toolCalls !== undefined;
   const text = reply.text ?? (scriptsContent ? '' : `Hello from ${model}`);
   const reasoning = reply.reasoning ?? '';

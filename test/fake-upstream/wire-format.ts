@@ -33,7 +33,9 @@ export interface WireFormat {
 }
 
 export function randomId(length: number): string {
-  return randomBytes(Math.ceil(length / 2)).toString('hex').slice(0, length);
+  return randomBytes(Math.ceil(length / 2))
+    .toString('hex')
+    .slice(0, length);
 }
 
 export function serializeEvent(event: Pick<WireEvent, 'event' | 'data'>): string {

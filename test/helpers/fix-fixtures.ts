@@ -25,7 +25,8 @@ export const FIX_INPUT = {
 /** An edit whose SEARCH is not in the file (spacing differs inside the line): must be refused. */
 export const BROKEN_EDIT = 'The sum subtracts.\n\nsrc/math.js\n```\n<<<<<<< SEARCH\n  return a-b;\n=======\n  return a + b;\n>>>>>>> REPLACE\n```\n';
 /** The same fix, placeable exactly once. */
-export const GOOD_EDIT = 'add() subtracts instead of adding.\n\nsrc/math.js\n```\n<<<<<<< SEARCH\n  return a - b;\n=======\n  return a + b;\n>>>>>>> REPLACE\n```\n';
+export const GOOD_EDIT =
+  'add() subtracts instead of adding.\n\nsrc/math.js\n```\n<<<<<<< SEARCH\n  return a - b;\n=======\n  return a + b;\n>>>>>>> REPLACE\n```\n';
 
 /** Writes `files` into a fresh git repository and checks `patch` applies with git apply and patch -p1. */
 export async function assertPatchApplies(files: Array<{ path: string; content: string }>, patch: string): Promise<void> {

@@ -65,7 +65,12 @@ export interface Harness {
   baseURL: string;
   /** A key with every scope and every model. */
   key: string;
-  createKey(options?: { scopes?: Scope[]; models?: string[] | null; expiresAt?: string | null; name?: string }): Promise<{ key: string; record: ApiKeyRecord }>;
+  createKey(options?: {
+    scopes?: Scope[];
+    models?: string[] | null;
+    expiresAt?: string | null;
+    name?: string;
+  }): Promise<{ key: string; record: ApiKeyRecord }>;
   /** POST JSON to a gateway path with a key; returns the raw fetch Response. */
   post(path: string, body: unknown, key?: string, headers?: Record<string, string>): Promise<Response>;
   get(path: string, key?: string): Promise<Response>;

@@ -25,7 +25,8 @@ export function walletErrorText(error: unknown): string {
 
 /** What the server's refusal means for the person signing in. */
 export function signInErrorText(error: ApiError, address: string, chainId: number): string {
-  if (error.code === 'not_a_member') return `The wallet ${address} is not a member of this workspace. Ask the workspace owner to add this address, then sign in again.`;
+  if (error.code === 'not_a_member')
+    return `The wallet ${address} is not a member of this workspace. Ask the workspace owner to add this address, then sign in again.`;
   if (error.code === 'sign_in_refused') {
     switch (error.param) {
       case 'expired':
@@ -72,7 +73,10 @@ export async function signInWith(wallet: Wallet): Promise<SessionInfo> {
     const { message } = await api<{ message: string }>('POST', '/sign-in/nonce', { address, chain_id: chainId });
     let signature: string;
     try {
-      signature = (await wallet.provider.request({ method: 'personal_sign', params: [toHex(message) as `0x${string}`, address as `0x${string}`] })) as string;
+      signature = (await wallet.provider.request({
+        method: 'personal_sign',
+        params: [toHex(message) as `0x${string}`, address as `0x${string}`],
+      })) as string;
     } catch (error) {
       throw new Error(walletErrorText(error), { cause: error });
     }

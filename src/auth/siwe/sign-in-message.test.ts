@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { buildSignInMessage, SIGN_IN_STATEMENT, SIGN_IN_VALIDITY_MS } from './sign-in-message.ts';
 
 describe('buildSignInMessage', () => {
-  it('writes exactly the contract\'s lines, in order, with a checksummed address', () => {
+  it("writes exactly the contract's lines, in order, with a checksummed address", () => {
     const text = buildSignInMessage({
       domain: 'localhost:5173',
       origin: 'http://localhost:5173',
@@ -33,7 +33,15 @@ describe('buildSignInMessage', () => {
 
   it('refuses an address that is not one', () => {
     assert.throws(
-      () => buildSignInMessage({ domain: 'localhost', origin: 'http://localhost', address: '0x123', chainId: 1, nonce: 'abcdefgh1', issuedAt: new Date() }),
+      () =>
+        buildSignInMessage({
+          domain: 'localhost',
+          origin: 'http://localhost',
+          address: '0x123',
+          chainId: 1,
+          nonce: 'abcdefgh1',
+          issuedAt: new Date(),
+        }),
       /address/,
     );
   });

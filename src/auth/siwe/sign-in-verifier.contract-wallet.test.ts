@@ -72,21 +72,24 @@ describe('SignInVerifier with contract wallets on a local ganache chain', { skip
   }
 
   async function refusal(promise: Promise<unknown>): Promise<SignInRefusal> {
-    const error = await promise.then(() => assert.fail('expected the sign-in to be refused'), (caught: unknown) => caught);
+    const error = await promise.then(
+      () => assert.fail('expected the sign-in to be refused'),
+      (caught: unknown) => caught,
+    );
     assert.ok(error instanceof SignInError, String(error));
     return error.reason;
   }
 
-  it('accepts the owner\'s signature for a deployed ERC-1271 wallet', async () => {
+  it("accepts the owner's signature for a deployed ERC-1271 wallet", async () => {
     const result = await signIn(verifier, deployedWallet);
     assert.deepEqual({ address: result.address, chainId: result.chainId }, { address: deployedWallet, chainId: chain.chainId });
   });
 
-  it('refuses a stranger\'s signature for the wallet (bad_signature)', async () => {
+  it("refuses a stranger's signature for the wallet (bad_signature)", async () => {
     assert.equal(await refusal(signIn(verifier, deployedWallet, stranger)), 'bad_signature');
   });
 
-  it('accepts an ERC-6492 signature for a wallet not deployed yet, and refuses a stranger\'s', async () => {
+  it("accepts an ERC-6492 signature for a wallet not deployed yet, and refuses a stranger's", async () => {
     const salt = padHex('0x6492', { size: 32 });
     const initCode = concatHex([contracts.wallet.bytecode, encodeAbiParameters([{ type: 'address' }], [owner.address])]);
     const counterfactual = getContractAddress({ opcode: 'CREATE2', from: factory, salt, bytecode: initCode });

@@ -67,7 +67,14 @@ async function attempt(build: (nonce: string) => string, signer = alice) {
 describe('SignInVerifier with EOA signatures (no RPC)', () => {
   it('accepts a message built by buildSignInMessage and returns the checksummed address', async () => {
     const result = await attempt((nonce) =>
-      buildSignInMessage({ domain: settings.domain, origin: settings.origin, address: alice.address.toLowerCase(), chainId: 8453, nonce, issuedAt: new Date(NOW) }),
+      buildSignInMessage({
+        domain: settings.domain,
+        origin: settings.origin,
+        address: alice.address.toLowerCase(),
+        chainId: 8453,
+        nonce,
+        issuedAt: new Date(NOW),
+      }),
     );
     assert.deepEqual(result, { address: alice.address, chainId: 8453, nonce: result.nonce });
     assert.match(result.nonce, /^[a-zA-Z0-9]{17,}$/);
@@ -90,9 +97,17 @@ describe('SignInVerifier with EOA signatures (no RPC)', () => {
     [
       'a message built for a spoofed Host header',
       'wrong_domain',
-      (nonce) => buildSignInMessage({ domain: 'evil.example', origin: 'https://evil.example', address: alice.address, chainId: 1, nonce, issuedAt: new Date(NOW) }),
+      (nonce) =>
+        buildSignInMessage({
+          domain: 'evil.example',
+          origin: 'https://evil.example',
+          address: alice.address,
+          chainId: 1,
+          nonce,
+          issuedAt: new Date(NOW),
+        }),
     ],
-    ['a scheme other than the origin\'s', 'wrong_domain', (nonce) => message(nonce, { scheme: 'http' })],
+    ["a scheme other than the origin's", 'wrong_domain', (nonce) => message(nonce, { scheme: 'http' })],
     ['another URI', 'wrong_uri', (nonce) => message(nonce, { uri: 'https://evil.example/login' })],
     ['the origin over http', 'wrong_uri', (nonce) => message(nonce, { uri: 'http://console.example.com:8443' })],
     ['a chain not configured', 'wrong_chain', (nonce) => message(nonce, { chainId: 137 })],
@@ -205,7 +220,12 @@ describe('SignInVerifier settings', () => {
   }
 
   it('accepts localhost, an IPv4 address and an origin with a trailing slash', () => {
-    new SignInVerifier({ domain: 'localhost:5173', origin: 'http://localhost:5173/', chainIds: [31337], rpcUrls: { 31337: 'http://127.0.0.1:8545' } });
+    new SignInVerifier({
+      domain: 'localhost:5173',
+      origin: 'http://localhost:5173/',
+      chainIds: [31337],
+      rpcUrls: { 31337: 'http://127.0.0.1:8545' },
+    });
     new SignInVerifier({ domain: '127.0.0.1:8080', origin: 'http://127.0.0.1:8080', chainIds: [1], rpcUrls: {} });
   });
 });

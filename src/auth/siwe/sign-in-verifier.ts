@@ -39,10 +39,7 @@ export class SignInVerifier {
    * attempt cannot be replayed), then the signature. Throws SignInError with the refusal reason.
    * `consumeNonce` returns the lower-case address the nonce was issued for, or null.
    */
-  async verify(
-    input: { message: string; signature: string },
-    consumeNonce: (nonce: string) => Promise<string | null>,
-  ): Promise<VerifiedSignIn> {
+  async verify(input: { message: string; signature: string }, consumeNonce: (nonce: string) => Promise<string | null>): Promise<VerifiedSignIn> {
     const message = parseSignInMessage(input.message);
     const signature = checkSignatureShape(input.signature);
     this.checkOrigin(message);
@@ -67,7 +64,10 @@ export class SignInVerifier {
     }
     if (message.version !== '1') throw new SignInError('malformed', 'The sign-in message must be EIP-4361 Version 1.');
     if (!chainIds.includes(message.chainId)) {
-      throw new SignInError('wrong_chain', `Sign-in on chain ${message.chainId} is not accepted; switch the wallet to chain ${chainIds.join(' or ')}.`);
+      throw new SignInError(
+        'wrong_chain',
+        `Sign-in on chain ${message.chainId} is not accepted; switch the wallet to chain ${chainIds.join(' or ')}.`,
+      );
     }
   }
 
@@ -89,7 +89,13 @@ export class SignInVerifier {
 }
 
 function checkSignatureShape(signature: string): Hex {
-  if (typeof signature !== 'string' || !isHex(signature, { strict: true }) || signature.length % 2 !== 0 || signature.length <= 2 || signature.length > MAX_SIGNATURE_HEX_LENGTH) {
+  if (
+    typeof signature !== 'string' ||
+    !isHex(signature, { strict: true }) ||
+    signature.length % 2 !== 0 ||
+    signature.length <= 2 ||
+    signature.length > MAX_SIGNATURE_HEX_LENGTH
+  ) {
     throw new SignInError('malformed', 'The signature is not a hex string of the expected length.');
   }
   return signature;

@@ -139,7 +139,13 @@ function replaceOnce(edit: Extract<Edit, { kind: 'replace' }>, contents: Map<str
     search,
     replace,
   );
-  if (!found) throw new Refusal(notFound(lines.map((line) => line.text), search));
+  if (!found)
+    throw new Refusal(
+      notFound(
+        lines.map((line) => line.text),
+        search,
+      ),
+    );
   const match = pick(found.matches, edit, hunks.get(edit.path) ?? []);
   const eol = dominantEol(lines);
   const middle = spliceMatch(lines, match, search, replace, eol);
@@ -161,7 +167,10 @@ function pick(matches: readonly Match[], edit: Extract<Edit, { kind: 'replace' }
     const pointed = matches.filter((match) => match.start + 1 === line);
     if (pointed.length === 1) return pointed[0]!;
   }
-  const places = matches.map((match) => match.start + 1).slice(0, 5).join(', ');
+  const places = matches
+    .map((match) => match.start + 1)
+    .slice(0, 5)
+    .join(', ');
   throw new Refusal(
     `the SEARCH text matches ${matches.length} places (lines ${places}), so where to apply it is ambiguous. ` +
       'Add surrounding lines to the SEARCH part until it matches exactly one place.',
@@ -196,7 +205,10 @@ function notFound(file: readonly string[], search: readonly string[]): string {
   if (missing.length === 0) {
     return `the SEARCH lines were not found together: each exists in the file, but not in this order. ${advice}`;
   }
-  const shown = missing.slice(0, 2).map(({ line, index }) => `line ${index + 1} "${truncate(line.trim())}"`).join(', ');
+  const shown = missing
+    .slice(0, 2)
+    .map(({ line, index }) => `line ${index + 1} "${truncate(line.trim())}"`)
+    .join(', ');
   const more = missing.length > 2 ? ` and ${missing.length - 2} more` : '';
   return `the SEARCH text was not found: ${shown}${more} of the SEARCH part ${missing.length === 1 ? 'is' : 'are'} not in the file. ${advice}`;
 }

@@ -24,7 +24,11 @@ test('the path of a search/replace block may be bold, quoted, in the info string
     `${F}\nsrc/b.ts\n${block}\n${F}`,
     `src/b.ts\n${block}`,
   ]) {
-    assert.deepEqual(parseEdits(reply, known).edits.map((edit) => edit.path), ['src/b.ts'], reply);
+    assert.deepEqual(
+      parseEdits(reply, known).edits.map((edit) => edit.path),
+      ['src/b.ts'],
+      reply,
+    );
   }
 });
 
@@ -99,10 +103,13 @@ test('a search/replace block may contain fences of its own (a README), and the r
     `README.md\n${F}md\n<<<<<<< SEARCH\n${F}sh\nnpm i\n${F}\n=======\n${F}sh\nnpm ci\n${F}\n>>>>>>> REPLACE\n${F}\n\n` +
     `src/a.ts\n${F}\n<<<<<<< SEARCH\na\n=======\nb\n>>>>>>> REPLACE\n${F}\nBye.`;
   const parsed = parseEdits(reply, known);
-  assert.deepEqual(parsed.edits.map((edit) => (edit.kind === 'replace' ? [edit.path, edit.search, edit.replace] : [])), [
-    ['README.md', `${F}sh\nnpm i\n${F}\n`, `${F}sh\nnpm ci\n${F}\n`],
-    ['src/a.ts', 'a\n', 'b\n'],
-  ]);
+  assert.deepEqual(
+    parsed.edits.map((edit) => (edit.kind === 'replace' ? [edit.path, edit.search, edit.replace] : [])),
+    [
+      ['README.md', `${F}sh\nnpm i\n${F}\n`, `${F}sh\nnpm ci\n${F}\n`],
+      ['src/a.ts', 'a\n', 'b\n'],
+    ],
+  );
   assert.equal(parsed.explanation, 'Bye.');
 });
 

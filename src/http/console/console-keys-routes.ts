@@ -43,7 +43,10 @@ export function registerKeysRoutes(app: FastifyInstance, deps: GatewayDeps): voi
   const createRequest = z
     .object({
       name: z.string().trim().min(1).max(100),
-      scopes: z.array(z.enum(['inference', 'fix'])).min(1).default(['inference']),
+      scopes: z
+        .array(z.enum(['inference', 'fix']))
+        .min(1)
+        .default(['inference']),
       models: z.array(z.string()).min(1).nullable().default(null),
       daily_limit: usdOrNull.default(null),
       rate_limit_per_minute: rateLimit.default(null),
@@ -63,8 +66,15 @@ export function registerKeysRoutes(app: FastifyInstance, deps: GatewayDeps): voi
     const { session } = signedIn(request);
     const body = parseWith(createRequest, request.body);
     const unknown = (body.models ?? []).filter((model) => !knownModels().includes(model));
-    if (unknown.length) throw new GatewayError('invalid_request', `models: unknown ${unknown.join(', ')}; choose aliases or model ids from GET /console/api/rules`, {}, 'models');
-    if (body.expires_at && Date.parse(body.expires_at) <= deps.now()) throw new GatewayError('invalid_request', 'expires_at: must be in the future', {}, 'expires_at');
+    if (unknown.length)
+      throw new GatewayError(
+        'invalid_request',
+        `models: unknown ${unknown.join(', ')}; choose aliases or model ids from GET /console/api/rules`,
+        {},
+        'models',
+      );
+    if (body.expires_at && Date.parse(body.expires_at) <= deps.now())
+      throw new GatewayError('invalid_request', 'expires_at: must be in the future', {}, 'expires_at');
     const { key, record } = await issueApiKey(deps.store, {
       accountId: session.accountId,
       name: body.name,

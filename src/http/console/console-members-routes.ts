@@ -7,12 +7,20 @@ import { address, displayAddress, parseWith, renderMember } from './console-json
 
 /** Members of the workspace: everyone may list them; the owner alone adds and removes. */
 export function registerMembersRoutes(app: FastifyInstance, deps: GatewayDeps): void {
-  app.get('/members', async (request) => ({ object: 'list', data: (await deps.store.listMembers(signedIn(request).session.accountId)).map(renderMember) }));
+  app.get('/members', async (request) => ({
+    object: 'list',
+    data: (await deps.store.listMembers(signedIn(request).session.accountId)).map(renderMember),
+  }));
 
   app.post('/members', async (request) => {
     const owner = requireOwner(request);
     const body = parseWith(z.object({ address }).strict(), request.body);
-    const member = await deps.store.addMember(owner.session.accountId, body.address, displayAddress(owner.member.address), new Date(deps.now()).toISOString());
+    const member = await deps.store.addMember(
+      owner.session.accountId,
+      body.address,
+      displayAddress(owner.member.address),
+      new Date(deps.now()).toISOString(),
+    );
     return renderMember(member);
   });
 
@@ -20,7 +28,12 @@ export function registerMembersRoutes(app: FastifyInstance, deps: GatewayDeps): 
     const owner = requireOwner(request);
     const target = parseWith(address, (request.params as { address: string }).address);
     if (target === owner.member.address) throw new GatewayError('invalid_request', 'The owner cannot remove itself.', {}, 'address');
-    const removed = await deps.store.removeMember(owner.session.accountId, target, displayAddress(owner.member.address), new Date(deps.now()).toISOString());
+    const removed = await deps.store.removeMember(
+      owner.session.accountId,
+      target,
+      displayAddress(owner.member.address),
+      new Date(deps.now()).toISOString(),
+    );
     if (!removed) throw new GatewayError('not_found', `${displayAddress(target)} is not a member.`);
     return { removed: displayAddress(target) };
   });

@@ -44,7 +44,10 @@ export function registerConsolePages(app: FastifyInstance): void {
       reply.code(503).headers(CONSOLE_HEADERS).type('text/plain; charset=utf-8');
       return 'The console pages are not built yet: run `npm run build:console` (npm ci and npm start do it), then reload.';
     }
-    return reply.headers({ ...CONSOLE_HEADERS, 'content-security-policy': CONSOLE_CSP }).type('text/html; charset=utf-8').send(body);
+    return reply
+      .headers({ ...CONSOLE_HEADERS, 'content-security-policy': CONSOLE_CSP })
+      .type('text/html; charset=utf-8')
+      .send(body);
   };
 
   app.get('/login', page, async (_request, reply) => sendPage(reply));
@@ -63,6 +66,9 @@ export function registerConsolePages(app: FastifyInstance): void {
       throw new GatewayError('not_found', `No console asset ${name}.`);
     }
     // The name carries the content's hash: it never changes, so browsers may keep it for a year.
-    return reply.headers({ ...CONSOLE_HEADERS, 'cache-control': 'public, max-age=31536000, immutable', 'content-security-policy': CONSOLE_CSP }).type(type).send(body);
+    return reply
+      .headers({ ...CONSOLE_HEADERS, 'cache-control': 'public, max-age=31536000, immutable', 'content-security-policy': CONSOLE_CSP })
+      .type(type)
+      .send(body);
   });
 }

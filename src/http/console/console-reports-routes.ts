@@ -10,7 +10,10 @@ import { displayAddress, parseWith, usd } from './console-json.ts';
 
 const HOUR_MS = 3_600_000;
 const RANGES_MS: Record<string, number> = { '24h': 24 * HOUR_MS, '7d': 7 * 24 * HOUR_MS, '30d': 30 * 24 * HOUR_MS, '90d': 90 * 24 * HOUR_MS };
-const instant = z.string().datetime({ offset: true }).transform((value) => new Date(value).toISOString());
+const instant = z
+  .string()
+  .datetime({ offset: true })
+  .transform((value) => new Date(value).toISOString());
 const limit = (most: number, fallback: number) =>
   z
     .string()
@@ -32,7 +35,12 @@ function decodeCursor(text: string): ReceiptCursor {
   throw new GatewayError('invalid_request', 'cursor: not a cursor this API gave', {}, 'cursor');
 }
 
-const renderBucket = (bucket: SpendBucket) => ({ start: bucket.start, cost: formatUsd(bucket.costNano), requests: bucket.requests, errors: bucket.errors });
+const renderBucket = (bucket: SpendBucket) => ({
+  start: bucket.start,
+  cost: formatUsd(bucket.costNano),
+  requests: bucket.requests,
+  errors: bucket.errors,
+});
 const renderUsage = (row: UsageRow) => ({
   name: row.name,
   requests: row.requests,
@@ -45,7 +53,12 @@ const renderUsage = (row: UsageRow) => ({
 /** Overview, receipts, balance and ledger history, audit log. */
 export function registerReportsRoutes(app: FastifyInstance, deps: GatewayDeps): void {
   const overviewQuery = z
-    .object({ range: z.enum(['24h', '7d', '30d', '90d']).optional(), from: instant.optional(), to: instant.optional(), bucket: z.enum(['hour', 'day']).optional() })
+    .object({
+      range: z.enum(['24h', '7d', '30d', '90d']).optional(),
+      from: instant.optional(),
+      to: instant.optional(),
+      bucket: z.enum(['hour', 'day']).optional(),
+    })
     .strict();
 
   app.get('/overview', async (request) => {
@@ -140,7 +153,9 @@ export function registerReportsRoutes(app: FastifyInstance, deps: GatewayDeps): 
     };
   });
 
-  const fundsRequest = z.object({ amount: usd.refine((nano) => nano > 0, 'must be more than 0'), note: z.string().max(500).nullable().default(null) }).strict();
+  const fundsRequest = z
+    .object({ amount: usd.refine((nano) => nano > 0, 'must be more than 0'), note: z.string().max(500).nullable().default(null) })
+    .strict();
 
   app.post('/balance/funds', async (request) => {
     const { session, member } = signedIn(request);

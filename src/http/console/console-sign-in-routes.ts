@@ -37,7 +37,12 @@ export function registerSignInRoutes(app: FastifyInstance, deps: GatewayDeps): v
     const body = parseWith(nonceRequest, request.body);
     const chainId = body.chain_id ?? deps.console.chainIds[0]!;
     if (!deps.console.chainIds.includes(chainId)) {
-      throw new GatewayError('invalid_request', `chain_id: sign-in is allowed on chain ${deps.console.chainIds.join(', ')}; switch the wallet to one of them.`, {}, 'chain_id');
+      throw new GatewayError(
+        'invalid_request',
+        `chain_id: sign-in is allowed on chain ${deps.console.chainIds.join(', ')}; switch the wallet to one of them.`,
+        {},
+        'chain_id',
+      );
     }
     const issued = await deps.console.nonces.issue(body.address, deps.now());
     const message = buildSignInMessage({
@@ -67,7 +72,13 @@ export function registerSignInRoutes(app: FastifyInstance, deps: GatewayDeps): v
       throw new GatewayError('not_a_member', `The wallet ${verified.address} is not a member of this workspace. Ask its owner to add this address.`);
     }
     const { token, session } = await deps.console.sessions.start(member);
-    await deps.store.appendAudit({ accountId: DEFAULT_ACCOUNT_ID, at, actor: verified.address, action: 'session.signed_in', detail: { chainId: verified.chainId, role: member.role } });
+    await deps.store.appendAudit({
+      accountId: DEFAULT_ACCOUNT_ID,
+      at,
+      actor: verified.address,
+      action: 'session.signed_in',
+      detail: { chainId: verified.chainId, role: member.role },
+    });
     reply.header('set-cookie', sessionCookie(deps, token, SESSION_TTL_MS / 1000));
     return renderSession({ session, member, token });
   });

@@ -21,7 +21,10 @@ function requireFixModel(key: ApiKeyRecord, tier: FixQuoteRecord['tier']): void 
   try {
     requireModelAllowed(key, aliasOfTier(tier));
   } catch {
-    throw new GatewayError('model_not_allowed', `This key may not use ${aliasOfTier(tier)}, the alias of the ${tier} tier; a fix key limited to certain models must allow its tier's alias.`);
+    throw new GatewayError(
+      'model_not_allowed',
+      `This key may not use ${aliasOfTier(tier)}, the alias of the ${tier} tier; a fix key limited to certain models must allow its tier's alias.`,
+    );
   }
 }
 
@@ -59,7 +62,10 @@ async function quote(deps: GatewayDeps, key: ApiKeyRecord, body: unknown) {
   requireFixModel(key, ask.tier);
   const candidates = connectedCandidates(deps, ask.tier);
   if (candidates.length === 0) {
-    throw new GatewayError('provider_unavailable', `No model of the ${ask.tier} tier (${aliasOfTier(ask.tier)}) is connected right now; try another tier or later.`);
+    throw new GatewayError(
+      'provider_unavailable',
+      `No model of the ${ask.tier} tier (${aliasOfTier(ask.tier)}) is connected right now; try another tier or later.`,
+    );
   }
   const steps = ask.maxSteps ?? ask.agent.defaultSteps;
   const price = priceFix(candidates, firstStepRequest(ask.agent, ask.input), steps);
@@ -86,14 +92,22 @@ async function quote(deps: GatewayDeps, key: ApiKeyRecord, body: unknown) {
 function parseRunRequest(body: unknown): { quote: string; stream: boolean } {
   const value = (body ?? {}) as Record<string, unknown>;
   if (typeof value !== 'object' || Array.isArray(value)) throw new GatewayError('invalid_request', 'The body must be a JSON object.');
-  if (typeof value.quote !== 'string' || !value.quote) throw new GatewayError('invalid_request', 'quote: the id of a quote from POST /v1/fix/quote is required');
+  if (typeof value.quote !== 'string' || !value.quote)
+    throw new GatewayError('invalid_request', 'quote: the id of a quote from POST /v1/fix/quote is required');
   if (value.stream !== undefined && typeof value.stream !== 'boolean') throw new GatewayError('invalid_request', 'stream must be a boolean');
   const unknown = Object.keys(value).filter((field) => field !== 'quote' && field !== 'stream');
   if (unknown.length) throw new GatewayError('invalid_request', `${unknown[0]}: unknown field`);
   return { quote: value.quote, stream: value.stream === true };
 }
 
-async function startRun(deps: GatewayDeps, request: FastifyRequest, reply: FastifyReply, key: ApiKeyRecord, quoteId: string, stream: boolean): Promise<FixRunRecord> {
+async function startRun(
+  deps: GatewayDeps,
+  request: FastifyRequest,
+  reply: FastifyReply,
+  key: ApiKeyRecord,
+  quoteId: string,
+  stream: boolean,
+): Promise<FixRunRecord> {
   const found = await deps.store.getFixQuote(key.accountId, quoteId);
   if (!found) throw new GatewayError('not_found', `No quote ${quoteId} on this account.`);
   requireFixModel(key, found.tier);

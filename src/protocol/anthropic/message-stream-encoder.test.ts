@@ -43,7 +43,22 @@ test('thinking, text and two tool uses: blocks numbered in order, each started, 
     ]),
   );
   assert.deepEqual(list, [
-    ['message_start', { type: 'message_start', message: { id: 'msg_1', type: 'message', role: 'assistant', model: 'anth/claude', content: [], stop_reason: null, stop_sequence: null, usage: { input_tokens: 7, cache_creation_input_tokens: 0, cache_read_input_tokens: 0, output_tokens: 0 } } }],
+    [
+      'message_start',
+      {
+        type: 'message_start',
+        message: {
+          id: 'msg_1',
+          type: 'message',
+          role: 'assistant',
+          model: 'anth/claude',
+          content: [],
+          stop_reason: null,
+          stop_sequence: null,
+          usage: { input_tokens: 7, cache_creation_input_tokens: 0, cache_read_input_tokens: 0, output_tokens: 0 },
+        },
+      },
+    ],
     ['content_block_start', { type: 'content_block_start', index: 0, content_block: { type: 'thinking', thinking: '', signature: '' } }],
     ['content_block_delta', { type: 'content_block_delta', index: 0, delta: { type: 'thinking_delta', thinking: 'Hm' } }],
     ['content_block_delta', { type: 'content_block_delta', index: 0, delta: { type: 'thinking_delta', thinking: 'm.' } }],
@@ -59,7 +74,14 @@ test('thinking, text and two tool uses: blocks numbered in order, each started, 
     ['content_block_start', { type: 'content_block_start', index: 3, content_block: { type: 'tool_use', id: 'toolu_b', name: 'Bash', input: {} } }],
     ['content_block_delta', { type: 'content_block_delta', index: 3, delta: { type: 'input_json_delta', partial_json: '{}' } }],
     ['content_block_stop', { type: 'content_block_stop', index: 3 }],
-    ['message_delta', { type: 'message_delta', delta: { stop_reason: 'tool_use', stop_sequence: null }, usage: { input_tokens: 20, cache_creation_input_tokens: 0, cache_read_input_tokens: 100, output_tokens: 30 } }],
+    [
+      'message_delta',
+      {
+        type: 'message_delta',
+        delta: { stop_reason: 'tool_use', stop_sequence: null },
+        usage: { input_tokens: 20, cache_creation_input_tokens: 0, cache_read_input_tokens: 100, output_tokens: 30 },
+      },
+    ],
     ['message_stop', { type: 'message_stop' }],
   ]);
 });
@@ -99,16 +121,35 @@ test('a signature closes its thinking block: later reasoning opens a new one; re
 });
 
 test('unsigned reasoning (another provider) then text: thinking block without a signature delta', () => {
-  const list = events(encode([{ type: 'reasoning-delta', text: 'r' }, { type: 'text-delta', text: 't' }, { type: 'finish', finishReason: 'length' }]));
+  const list = events(
+    encode([
+      { type: 'reasoning-delta', text: 'r' },
+      { type: 'text-delta', text: 't' },
+      { type: 'finish', finishReason: 'length' },
+    ]),
+  );
   assert.deepEqual(
     list.map(([name, data]) => data.delta?.type ?? name),
-    ['message_start', 'content_block_start', 'thinking_delta', 'content_block_stop', 'content_block_start', 'text_delta', 'content_block_stop', 'message_delta', 'message_stop'],
+    [
+      'message_start',
+      'content_block_start',
+      'thinking_delta',
+      'content_block_stop',
+      'content_block_start',
+      'text_delta',
+      'content_block_stop',
+      'message_delta',
+      'message_stop',
+    ],
   );
   assert.equal(list.at(-2)![1].delta.stop_reason, 'max_tokens');
 });
 
 test('an empty answer is message_start, message_delta, message_stop', () => {
-  assert.deepEqual(events(encode([{ type: 'finish', finishReason: 'stop' }])).map(([name]) => name), ['message_start', 'message_delta', 'message_stop']);
+  assert.deepEqual(
+    events(encode([{ type: 'finish', finishReason: 'stop' }])).map(([name]) => name),
+    ['message_start', 'message_delta', 'message_stop'],
+  );
 });
 
 test('a failure is one error event in the Anthropic shape', () => {
@@ -119,7 +160,13 @@ test('a failure is one error event in the Anthropic shape', () => {
       'error',
       {
         type: 'error',
-        error: { type: 'overloaded_error', message: 'anth/claude failed after the answer began', code: 'provider_unavailable', retryable: true, request_id: 'req_1' },
+        error: {
+          type: 'overloaded_error',
+          message: 'anth/claude failed after the answer began',
+          code: 'provider_unavailable',
+          retryable: true,
+          request_id: 'req_1',
+        },
         request_id: 'req_1',
       },
     ],

@@ -31,7 +31,11 @@ export class MessageStreamEncoder {
   constructor(
     private readonly id: string,
     private readonly model: string,
-    private readonly startUsage: Pick<Usage, 'inputTokens' | 'cachedInputTokens' | 'cacheWriteTokens'> = { inputTokens: 0, cachedInputTokens: 0, cacheWriteTokens: 0 },
+    private readonly startUsage: Pick<Usage, 'inputTokens' | 'cachedInputTokens' | 'cacheWriteTokens'> = {
+      inputTokens: 0,
+      cachedInputTokens: 0,
+      cacheWriteTokens: 0,
+    },
   ) {}
 
   start(): string {
@@ -64,7 +68,9 @@ export class MessageStreamEncoder {
         return opening + this.delta({ type: 'signature_delta', signature: part.signature });
       }
       case 'reasoning-redacted':
-        return this.close() + this.startBlock({ kind: 'redacted', index: this.nextIndex }, { type: 'redacted_thinking', data: part.data }) + this.close();
+        return (
+          this.close() + this.startBlock({ kind: 'redacted', index: this.nextIndex }, { type: 'redacted_thinking', data: part.data }) + this.close()
+        );
       case 'tool-call-start': {
         const index = this.nextIndex;
         this.toolBlocks.set(part.index, index);
@@ -113,7 +119,9 @@ export class MessageStreamEncoder {
   /** Reasoning after a signature is a new thinking block: a signature closes the one before. */
   private ensureThinking(): string {
     if (this.open?.kind === 'thinking' && !this.open.signed) return '';
-    return this.close() + this.startBlock({ kind: 'thinking', index: this.nextIndex, signed: false }, { type: 'thinking', thinking: '', signature: '' });
+    return (
+      this.close() + this.startBlock({ kind: 'thinking', index: this.nextIndex, signed: false }, { type: 'thinking', thinking: '', signature: '' })
+    );
   }
 
   private close(): string {

@@ -17,7 +17,10 @@ describe('messages', () => {
   test('system blocks, a system message, user parts, signed thinking, tool use and tool results', () => {
     const parsed = parseMessagesRequest({
       ...base,
-      system: [{ type: 'text', text: 'You are Claude Code.', cache_control: cache }, { type: 'text', text: 'Be brief.' }],
+      system: [
+        { type: 'text', text: 'You are Claude Code.', cache_control: cache },
+        { type: 'text', text: 'Be brief.' },
+      ],
       messages: [
         { role: 'system', content: 'Extra rules.' },
         {
@@ -45,7 +48,10 @@ describe('messages', () => {
             {
               type: 'tool_result',
               tool_use_id: 'toolu_1',
-              content: [{ type: 'text', text: 'an image:' }, { type: 'image', source: { type: 'base64', media_type: 'image/png', data: 'AAAA' } }],
+              content: [
+                { type: 'text', text: 'an image:' },
+                { type: 'image', source: { type: 'base64', media_type: 'image/png', data: 'AAAA' } },
+              ],
               is_error: false,
               cache_control: cache,
             },
@@ -76,7 +82,10 @@ describe('messages', () => {
       {
         role: 'tool',
         toolCallId: 'toolu_1',
-        content: [{ type: 'text', text: 'an image:' }, { type: 'image', url: 'data:image/png;base64,AAAA' }],
+        content: [
+          { type: 'text', text: 'an image:' },
+          { type: 'image', url: 'data:image/png;base64,AAAA' },
+        ],
         cacheControl: cache,
       },
       { role: 'user', content: [{ type: 'text', text: '<system-reminder>x</system-reminder>' }] },

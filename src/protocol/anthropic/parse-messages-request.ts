@@ -14,8 +14,19 @@ export interface ParsedMessagesRequest {
 
 /** Fields read here; every other field passes through, for an Anthropic model to get as sent. */
 const KNOWN_FIELDS = new Set([
-  'model', 'messages', 'system', 'max_tokens', 'stream', 'stop_sequences', 'temperature', 'top_p', 'tools', 'tool_choice',
-  'thinking', 'output_config', 'routing',
+  'model',
+  'messages',
+  'system',
+  'max_tokens',
+  'stream',
+  'stop_sequences',
+  'temperature',
+  'top_p',
+  'tools',
+  'tool_choice',
+  'thinking',
+  'output_config',
+  'routing',
 ]);
 
 /** output_config.effort -> gateway level. https://docs.anthropic.com/en/docs/build-with-claude/effort */
@@ -157,7 +168,8 @@ export function parseMessagesRequest(body: unknown, options: { betas?: string[] 
   const topP = optionalNumber(body.top_p, 'top_p');
   if (topP !== undefined) request.topP = topP;
   const topK = body.top_k;
-  if (topK !== undefined && topK !== null && (typeof topK !== 'number' || !Number.isInteger(topK) || topK < 0)) invalid('top_k must be a non-negative integer');
+  if (topK !== undefined && topK !== null && (typeof topK !== 'number' || !Number.isInteger(topK) || topK < 0))
+    invalid('top_k must be a non-negative integer');
   const stop = stopSequences(body.stop_sequences);
   if (stop) request.stop = stop;
   const effort = reasoningEffort(body.thinking, isObject(outputConfig) ? outputConfig.effort : undefined);

@@ -40,7 +40,12 @@ test('thinking with signatures, text and tool uses, in that order, with cache-aw
 });
 
 test('unsigned reasoning (another provider) shows as thinking with an empty signature; no empty text block', () => {
-  const body = renderMessage({ id: 'msg_1', model: 'up/beta', usage, result: { content: '', reasoning: 'r', toolCalls: [], finishReason: 'length' } });
+  const body = renderMessage({
+    id: 'msg_1',
+    model: 'up/beta',
+    usage,
+    result: { content: '', reasoning: 'r', toolCalls: [], finishReason: 'length' },
+  });
   assert.deepEqual(body.content, [{ type: 'thinking', thinking: 'r', signature: '' }]);
   assert.equal(body.stop_reason, 'max_tokens');
 });

@@ -53,7 +53,9 @@ export function messageId(requestId: string): string {
 export function renderMessage(options: { id: string; model: string; result: ChatResult; usage: Usage }) {
   const { result } = options;
   const content: Array<Record<string, unknown>> = thinkingBlocks(result).map((block) =>
-    'redacted' in block ? { type: 'redacted_thinking', data: block.redacted } : { type: 'thinking', thinking: block.text, signature: block.signature ?? '' },
+    'redacted' in block
+      ? { type: 'redacted_thinking', data: block.redacted }
+      : { type: 'thinking', thinking: block.text, signature: block.signature ?? '' },
   );
   if (result.content !== '') content.push({ type: 'text', text: result.content });
   for (const call of result.toolCalls) content.push({ type: 'tool_use', id: call.id, name: call.name, input: toolInput(call.arguments) });

@@ -82,8 +82,7 @@ export type ToolChoice = 'auto' | 'none' | 'required' | { name: string };
  * Anthropic `output_config.format`. Each provider sends it its own way.
  */
 export type ResponseFormat =
-  | { type: 'json_object' }
-  | { type: 'json_schema'; name: string; schema: Record<string, unknown>; description?: string; strict?: boolean };
+  { type: 'json_object' } | { type: 'json_schema'; name: string; schema: Record<string, unknown>; description?: string; strict?: boolean };
 
 /** The wire formats pass-through fields can come in: OpenAI's (chat completions, Responses) and Anthropic's. */
 export type PassThroughFormat = 'openai' | 'anthropic';

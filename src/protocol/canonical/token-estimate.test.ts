@@ -3,14 +3,7 @@ import assert from 'node:assert/strict';
 import { countTokens } from 'gpt-tokenizer/encoding/cl100k_base';
 import type { ModelConfig } from '../../config/schema.ts';
 import type { ChatMessage, ChatRequest, ToolDefinition } from './chat-request.ts';
-import {
-  estimateInputTokens,
-  estimateTextTokens,
-  INPUT_MARGIN,
-  TextTokenCache,
-  textTokenCache,
-  TOOL_USE_OVERHEAD,
-} from './token-estimate.ts';
+import { estimateInputTokens, estimateTextTokens, INPUT_MARGIN, TextTokenCache, textTokenCache, TOOL_USE_OVERHEAD } from './token-estimate.ts';
 
 function modelWith(maxImageTokens: number): ModelConfig {
   return {
@@ -27,7 +20,11 @@ function modelWith(maxImageTokens: number): ModelConfig {
 
 const model = modelWith(1_600);
 const user = (text: string): ChatMessage => ({ role: 'user', content: [{ type: 'text', text }] });
-const request = (messages: ChatMessage[], more: Partial<ChatRequest> = {}): ChatRequest => ({ messages, passThrough: { format: 'openai', fields: {} }, ...more });
+const request = (messages: ChatMessage[], more: Partial<ChatRequest> = {}): ChatRequest => ({
+  messages,
+  passThrough: { format: 'openai', fields: {} },
+  ...more,
+});
 
 /** A copy with the same characters but another identity, as the next request's JSON.parse makes it. */
 const copyOf = (text: string): string => JSON.parse(JSON.stringify(text)) as string;
@@ -110,7 +107,10 @@ describe('estimateInputTokens', () => {
   test('counts every image at the model maximum, whatever its size or detail', () => {
     const image = (detail?: 'low'): ChatMessage => ({
       role: 'user',
-      content: [{ type: 'text', text: 'what is this?' }, { type: 'image', url: 'data:image/png;base64,iVBORw0KGgo=', detail }],
+      content: [
+        { type: 'text', text: 'what is this?' },
+        { type: 'image', url: 'data:image/png;base64,iVBORw0KGgo=', detail },
+      ],
     });
     const twoImages = request([image(), image('low')]);
     const sameWithoutImages = request([user('what is this?'), user('what is this?')]);
@@ -175,7 +175,10 @@ describe('estimateInputTokens', () => {
 test('the fair count is the bound without its margin, for billing cut-short requests', async () => {
   const { countInputTokens, estimateInputTokens, estimateTextTokens } = await import('./token-estimate.ts');
   const text = 'The quick brown fox jumps over the lazy dog. '.repeat(40);
-  const request = { messages: [{ role: 'user' as const, content: [{ type: 'text' as const, text }] }], passThrough: { format: 'openai' as const, fields: {} } };
+  const request = {
+    messages: [{ role: 'user' as const, content: [{ type: 'text' as const, text }] }],
+    passThrough: { format: 'openai' as const, fields: {} },
+  };
   const model = { maxImageTokens: 1600 } as Parameters<typeof countInputTokens>[1];
   const fair = countInputTokens(request, model);
   const bound = estimateInputTokens(request, model);

@@ -62,7 +62,9 @@ function toolResult(item: Record<string, unknown>, at: string): ChatMessage {
   const output = item.output;
   if (typeof output === 'string') return { role: 'tool', toolCallId, content: output };
   if (isObject(output) && typeof output.content === 'string') {
-    return output.success === false ? { role: 'tool', toolCallId, content: output.content, isError: true } : { role: 'tool', toolCallId, content: output.content };
+    return output.success === false
+      ? { role: 'tool', toolCallId, content: output.content, isError: true }
+      : { role: 'tool', toolCallId, content: output.content };
   }
   if (!Array.isArray(output)) invalid(`${at}.output must be a string or an array of content parts`);
   const parts = output.map((part, index) => userPart(part, `${at}.output[${index}]`));

@@ -28,13 +28,26 @@ describe('input', () => {
       model: 'svc/fast',
       input: [
         { type: 'message', role: 'developer', content: [{ type: 'input_text', text: 'rules' }] },
-        { role: 'user', content: [{ type: 'input_text', text: 'look' }, { type: 'input_image', image_url: 'data:image/png;base64,AA', detail: 'low' }] },
+        {
+          role: 'user',
+          content: [
+            { type: 'input_text', text: 'look' },
+            { type: 'input_image', image_url: 'data:image/png;base64,AA', detail: 'low' },
+          ],
+        },
         { type: 'reasoning', id: 'rs_1', summary: [], encrypted_content: 'gAAAA...' },
         { type: 'message', role: 'assistant', content: [{ type: 'output_text', text: 'Running it.', annotations: [] }] },
         { type: 'function_call', call_id: 'call_1', name: 'shell', arguments: '{"command":["ls"]}' },
         { type: 'function_call', call_id: 'call_2', name: 'read', namespace: 'fs', arguments: '{}' },
         { type: 'function_call_output', call_id: 'call_1', output: 'a.txt' },
-        { type: 'function_call_output', call_id: 'call_2', output: [{ type: 'input_text', text: 'x' }, { type: 'input_image', image_url: 'https://x/y.png' }] },
+        {
+          type: 'function_call_output',
+          call_id: 'call_2',
+          output: [
+            { type: 'input_text', text: 'x' },
+            { type: 'input_image', image_url: 'https://x/y.png' },
+          ],
+        },
         { type: 'web_search_call', id: 'ws_1', status: 'completed', action: { type: 'search', query: 'q' } },
         { type: 'custom_tool_call', call_id: 'call_3', name: 'apply_patch', input: '*** Begin Patch' },
         { type: 'custom_tool_call_output', call_id: 'call_3', output: { content: 'failed', success: false } },
@@ -44,7 +57,13 @@ describe('input', () => {
     });
     assert.deepEqual(parsed.request.messages, [
       { role: 'developer', content: 'rules' },
-      { role: 'user', content: [{ type: 'text', text: 'look' }, { type: 'image', url: 'data:image/png;base64,AA', detail: 'low' }] },
+      {
+        role: 'user',
+        content: [
+          { type: 'text', text: 'look' },
+          { type: 'image', url: 'data:image/png;base64,AA', detail: 'low' },
+        ],
+      },
       {
         role: 'assistant',
         content: 'Running it.',
@@ -54,7 +73,14 @@ describe('input', () => {
         ],
       },
       { role: 'tool', toolCallId: 'call_1', content: 'a.txt' },
-      { role: 'tool', toolCallId: 'call_2', content: [{ type: 'text', text: 'x' }, { type: 'image', url: 'https://x/y.png' }] },
+      {
+        role: 'tool',
+        toolCallId: 'call_2',
+        content: [
+          { type: 'text', text: 'x' },
+          { type: 'image', url: 'https://x/y.png' },
+        ],
+      },
       { role: 'assistant', content: null, toolCalls: [{ id: 'call_3', name: 'apply_patch', arguments: '{"input":"*** Begin Patch"}' }] },
       { role: 'tool', toolCallId: 'call_3', content: 'failed', isError: true },
     ]);
@@ -86,16 +112,22 @@ describe('tools', () => {
 
   test('function, custom and namespace tools are translated; hosted tools are dropped', () => {
     const parsed = parseResponsesRequest({ ...base, tools, tool_choice: 'auto', parallel_tool_calls: false });
-    assert.deepEqual(parsed.request.tools!.map((tool) => tool.name), ['shell', 'apply_patch', 'fs__read']);
+    assert.deepEqual(
+      parsed.request.tools!.map((tool) => tool.name),
+      ['shell', 'apply_patch', 'fs__read'],
+    );
     assert.deepEqual(parsed.request.tools![0], { name: 'shell', description: 'Run', parameters: { type: 'object', properties: {} }, strict: false });
     const custom = parsed.request.tools![1]!;
     assert.match(custom.description!, /^Patch files\n\nThe input must follow this lark grammar:\nstart: "x"$/);
     assert.deepEqual((custom.parameters as any).required, ['input']);
-    assert.deepEqual([...parsed.toolOrigins.entries()], [
-      ['shell', { type: 'function', name: 'shell' }],
-      ['apply_patch', { type: 'custom', name: 'apply_patch' }],
-      ['fs__read', { type: 'function', name: 'read', namespace: 'fs' }],
-    ]);
+    assert.deepEqual(
+      [...parsed.toolOrigins.entries()],
+      [
+        ['shell', { type: 'function', name: 'shell' }],
+        ['apply_patch', { type: 'custom', name: 'apply_patch' }],
+        ['fs__read', { type: 'function', name: 'read', namespace: 'fs' }],
+      ],
+    );
     assert.equal(parsed.request.toolChoice, 'auto');
     assert.equal(parsed.request.parallelToolCalls, false);
     assert.deepEqual(parsed.echo.tools, tools, 'the response repeats the tools as sent');
@@ -122,10 +154,7 @@ describe('tools', () => {
 describe('options', () => {
   test('reasoning effort maps to gateway levels; summary is remembered', () => {
     const effort = (value: string) => parseResponsesRequest({ ...base, reasoning: { effort: value } }).request.reasoningEffort;
-    assert.deepEqual(
-      ['none', 'minimal', 'low', 'medium', 'high', 'xhigh'].map(effort),
-      ['none', 'low', 'low', 'medium', 'xhigh', 'xhigh'],
-    );
+    assert.deepEqual(['none', 'minimal', 'low', 'medium', 'high', 'xhigh'].map(effort), ['none', 'low', 'low', 'medium', 'xhigh', 'xhigh']);
     assert.equal(parseResponsesRequest(base).request.reasoningEffort, undefined, 'absent: the alias default applies');
     invalidRequest({ ...base, reasoning: { effort: 'max' } }, /reasoning.effort/);
     const parsed = parseResponsesRequest({ ...base, reasoning: { effort: 'medium', summary: 'auto' } });
@@ -159,11 +188,14 @@ describe('options', () => {
     assert.equal(parsed.request.temperature, 0.3);
     assert.equal(parsed.request.topP, 0.9);
     assert.deepEqual(parsed.request.responseFormat, { type: 'json_schema', name: 'answer', schema: { type: 'object' }, strict: true });
-    assert.deepEqual(parsed.request.passThrough, { format: 'openai', fields: {
-      user: 'alice',
-      safety_identifier: 'hash-1',
-      prompt_cache_key: 'conversation-1',
-    } });
+    assert.deepEqual(parsed.request.passThrough, {
+      format: 'openai',
+      fields: {
+        user: 'alice',
+        safety_identifier: 'hash-1',
+        prompt_cache_key: 'conversation-1',
+      },
+    });
     assert.equal(parsed.echo.store, false, 'nothing is stored, whatever the client asked');
     assert.deepEqual(parsed.echo.metadata, { ticket: '42' });
     assert.equal(parsed.echo.truncation, 'auto');

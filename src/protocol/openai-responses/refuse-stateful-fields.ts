@@ -2,7 +2,8 @@ import { invalid, isAbsent } from '../read-fields.ts';
 
 /** Fields that only make sense with server-side state. */
 const STATEFUL_FIELDS: Record<string, string> = {
-  previous_response_id: 'previous_response_id needs stored responses; the gateway is stateless: send the whole conversation in input (with store: false)',
+  previous_response_id:
+    'previous_response_id needs stored responses; the gateway is stateless: send the whole conversation in input (with store: false)',
   conversation: 'conversation needs stored conversations; the gateway is stateless: send the whole conversation in input',
   prompt: 'prompt templates are stored objects; the gateway is stateless: send instructions and input instead',
 };

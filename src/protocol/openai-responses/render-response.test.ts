@@ -27,7 +27,13 @@ test('a text answer: one message, usage in Responses terms, the request echoed',
   assert.equal(response.incomplete_details, null);
   assert.equal(response.error, null);
   assert.deepEqual(response.output, [
-    { id: 'msg_abc_0', type: 'message', status: 'completed', content: [{ type: 'output_text', annotations: [], logprobs: [], text: 'Hello' }], role: 'assistant' },
+    {
+      id: 'msg_abc_0',
+      type: 'message',
+      status: 'completed',
+      content: [{ type: 'output_text', annotations: [], logprobs: [], text: 'Hello' }],
+      role: 'assistant',
+    },
   ]);
   assert.deepEqual(response.usage, {
     input_tokens: 120,
@@ -63,15 +69,25 @@ test('tool calls come back under the client names: function, custom with its inp
 
 test('reasoning is a summary item only when the client asked for summaries', () => {
   const asked = render({ content: 'Yes', reasoning: 'Thinking it over.' }, { reasoning: { summary: 'auto' } });
-  assert.deepEqual(asked.output.map((item: any) => item.type), ['reasoning', 'message']);
+  assert.deepEqual(
+    asked.output.map((item: any) => item.type),
+    ['reasoning', 'message'],
+  );
   assert.deepEqual(asked.output[0], { id: 'rs_abc_0', type: 'reasoning', summary: [{ type: 'summary_text', text: 'Thinking it over.' }] });
   assert.equal(asked.output[1].id, 'msg_abc_1');
   const silent = render({ content: 'Yes', reasoning: 'Thinking it over.' });
-  assert.deepEqual(silent.output.map((item: any) => item.type), ['message']);
+  assert.deepEqual(
+    silent.output.map((item: any) => item.type),
+    ['message'],
+  );
 });
 
 test('a cut-short answer is incomplete with the reason; text and calls both kept', () => {
-  const response = render({ content: 'Partial', finishReason: 'length', toolCalls: [{ id: 'c', name: 'apply_patch', arguments: '{"input":"*** Be' }] });
+  const response = render({
+    content: 'Partial',
+    finishReason: 'length',
+    toolCalls: [{ id: 'c', name: 'apply_patch', arguments: '{"input":"*** Be' }],
+  });
   assert.equal(response.status, 'incomplete');
   assert.deepEqual(response.incomplete_details, { reason: 'max_output_tokens' });
   assert.equal(response.output[1].input, '{"input":"*** Be', 'unparseable custom input is passed on as written');

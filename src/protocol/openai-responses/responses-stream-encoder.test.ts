@@ -40,19 +40,25 @@ test('a text answer: the exact event sequence, sequence numbers from 0, complete
     { type: 'text-delta', text: 'lo' },
     { type: 'finish', finishReason: 'stop' },
   ]);
-  assert.deepEqual(sent.map((event) => event.type), [
-    'response.created',
-    'response.in_progress',
-    'response.output_item.added',
-    'response.content_part.added',
-    'response.output_text.delta',
-    'response.output_text.delta',
-    'response.output_text.done',
-    'response.content_part.done',
-    'response.output_item.done',
-    'response.completed',
-  ]);
-  assert.deepEqual(sent.map((event) => event.sequence_number), sent.map((_, index) => index));
+  assert.deepEqual(
+    sent.map((event) => event.type),
+    [
+      'response.created',
+      'response.in_progress',
+      'response.output_item.added',
+      'response.content_part.added',
+      'response.output_text.delta',
+      'response.output_text.delta',
+      'response.output_text.done',
+      'response.content_part.done',
+      'response.output_item.done',
+      'response.completed',
+    ],
+  );
+  assert.deepEqual(
+    sent.map((event) => event.sequence_number),
+    sent.map((_, index) => index),
+  );
   assert.equal(sent[0].response.status, 'in_progress');
   assert.deepEqual(sent[0].response.output, []);
   assert.equal(sent[0].response.usage, null);
@@ -94,33 +100,36 @@ test('reasoning summary, text and both kinds of tool call: output indexes in ord
     { type: 'finish', finishReason: 'tool_calls' },
   ];
   const { events: sent, parsed } = encode(parts, { reasoning: { summary: 'auto' } });
-  assert.deepEqual(sent.map((event) => `${event.type}${event.output_index === undefined ? '' : `@${event.output_index}`}`), [
-    'response.created',
-    'response.in_progress',
-    'response.output_item.added@0',
-    'response.reasoning_summary_part.added@0',
-    'response.reasoning_summary_text.delta@0',
-    'response.reasoning_summary_text.delta@0',
-    'response.reasoning_summary_text.done@0',
-    'response.reasoning_summary_part.done@0',
-    'response.output_item.done@0',
-    'response.output_item.added@1',
-    'response.content_part.added@1',
-    'response.output_text.delta@1',
-    'response.output_text.done@1',
-    'response.content_part.done@1',
-    'response.output_item.done@1',
-    'response.output_item.added@2',
-    'response.function_call_arguments.delta@2',
-    'response.function_call_arguments.delta@2',
-    'response.output_item.added@3',
-    'response.function_call_arguments.done@2',
-    'response.output_item.done@2',
-    'response.custom_tool_call_input.delta@3',
-    'response.custom_tool_call_input.done@3',
-    'response.output_item.done@3',
-    'response.completed',
-  ]);
+  assert.deepEqual(
+    sent.map((event) => `${event.type}${event.output_index === undefined ? '' : `@${event.output_index}`}`),
+    [
+      'response.created',
+      'response.in_progress',
+      'response.output_item.added@0',
+      'response.reasoning_summary_part.added@0',
+      'response.reasoning_summary_text.delta@0',
+      'response.reasoning_summary_text.delta@0',
+      'response.reasoning_summary_text.done@0',
+      'response.reasoning_summary_part.done@0',
+      'response.output_item.done@0',
+      'response.output_item.added@1',
+      'response.content_part.added@1',
+      'response.output_text.delta@1',
+      'response.output_text.done@1',
+      'response.content_part.done@1',
+      'response.output_item.done@1',
+      'response.output_item.added@2',
+      'response.function_call_arguments.delta@2',
+      'response.function_call_arguments.delta@2',
+      'response.output_item.added@3',
+      'response.function_call_arguments.done@2',
+      'response.output_item.done@2',
+      'response.custom_tool_call_input.delta@3',
+      'response.custom_tool_call_input.done@3',
+      'response.output_item.done@3',
+      'response.completed',
+    ],
+  );
   const added = sent.find((event) => event.type === 'response.output_item.added' && event.output_index === 2);
   assert.deepEqual(added.item, { id: 'fc_abc_2', type: 'function_call', status: 'in_progress', arguments: '', call_id: 'call_1', name: 'shell' });
   const argumentsDone = sent.find((event) => event.type === 'response.function_call_arguments.done');
@@ -144,16 +153,19 @@ test('reasoning without a summary request sends nothing; an empty answer is stil
     { type: 'reasoning-delta', text: 'hidden' },
     { type: 'finish', finishReason: 'stop' },
   ]);
-  assert.deepEqual(sent.map((event) => event.type), [
-    'response.created',
-    'response.in_progress',
-    'response.output_item.added',
-    'response.content_part.added',
-    'response.output_text.done',
-    'response.content_part.done',
-    'response.output_item.done',
-    'response.completed',
-  ]);
+  assert.deepEqual(
+    sent.map((event) => event.type),
+    [
+      'response.created',
+      'response.in_progress',
+      'response.output_item.added',
+      'response.content_part.added',
+      'response.output_text.done',
+      'response.content_part.done',
+      'response.output_item.done',
+      'response.completed',
+    ],
+  );
   assert.equal(sent.at(-1).response.output[0].content[0].text, '');
 });
 
@@ -181,6 +193,16 @@ test('a failure mid-stream is response.failed with the contract error and the it
   assert.equal(failed.type, 'response.failed');
   assert.equal(failed.sequence_number, sent.length - 1);
   assert.equal(failed.response.status, 'failed');
-  assert.deepEqual(failed.response.error, { message: 'anth/claude failed', type: 'api_error', code: 'provider_unavailable', retryable: true, request_id: 'req_abc' });
-  assert.deepEqual(failed.response.output.map((item: any) => item.id), ['msg_abc_0'], 'the message was closed by the call; the call never finished');
+  assert.deepEqual(failed.response.error, {
+    message: 'anth/claude failed',
+    type: 'api_error',
+    code: 'provider_unavailable',
+    retryable: true,
+    request_id: 'req_abc',
+  });
+  assert.deepEqual(
+    failed.response.output.map((item: any) => item.id),
+    ['msg_abc_0'],
+    'the message was closed by the call; the call never finished',
+  );
 });

@@ -171,7 +171,9 @@ export class ResponsesStreamEncoder {
     };
     this.openCalls.set(index, open);
     this.answered = true;
-    return events + this.event('response.output_item.added', { output_index: outputIndex, item: toolCallItem(open.id, open.call, origins, 'in_progress') });
+    return (
+      events + this.event('response.output_item.added', { output_index: outputIndex, item: toolCallItem(open.id, open.call, origins, 'in_progress') })
+    );
   }
 
   private callDelta(index: number, delta: string): string {
@@ -206,7 +208,10 @@ export class ResponsesStreamEncoder {
     const text = this.openText;
     const calls = [...this.openCalls.values()];
     this.openCalls.clear();
-    const pending: Array<{ outputIndex: number; close: () => string }> = calls.map((call) => ({ outputIndex: call.outputIndex, close: () => this.closeCall(call) }));
+    const pending: Array<{ outputIndex: number; close: () => string }> = calls.map((call) => ({
+      outputIndex: call.outputIndex,
+      close: () => this.closeCall(call),
+    }));
     if (text) pending.push({ outputIndex: text.outputIndex, close: () => this.closeText() });
     pending.sort((left, right) => left.outputIndex - right.outputIndex);
     for (const entry of pending) events += entry.close();

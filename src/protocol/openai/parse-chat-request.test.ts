@@ -17,7 +17,13 @@ test('translates every role and content part to the canonical request', () => {
     model: 'svc/fast',
     messages: [
       { role: 'developer', content: [{ type: 'text', text: 'Rules.' }] },
-      { role: 'user', content: [{ type: 'text', text: 'Look:' }, { type: 'image_url', image_url: { url: 'https://x/cat.png', detail: 'low' } }] },
+      {
+        role: 'user',
+        content: [
+          { type: 'text', text: 'Look:' },
+          { type: 'image_url', image_url: { url: 'https://x/cat.png', detail: 'low' } },
+        ],
+      },
       { role: 'assistant', content: null, tool_calls: [{ id: 'c1', type: 'function', function: { name: 'f', arguments: '{}' } }] },
       { role: 'tool', tool_call_id: 'c1', content: [{ type: 'text', text: 'done' }] },
     ],
@@ -32,7 +38,13 @@ test('translates every role and content part to the canonical request', () => {
   });
   assert.deepEqual(parsed.request.messages, [
     { role: 'developer', content: 'Rules.' },
-    { role: 'user', content: [{ type: 'text', text: 'Look:' }, { type: 'image', url: 'https://x/cat.png', detail: 'low' }] },
+    {
+      role: 'user',
+      content: [
+        { type: 'text', text: 'Look:' },
+        { type: 'image', url: 'https://x/cat.png', detail: 'low' },
+      ],
+    },
     { role: 'assistant', content: null, toolCalls: [{ id: 'c1', name: 'f', arguments: '{}' }] },
     { role: 'tool', toolCallId: 'c1', content: 'done' },
   ]);

@@ -21,8 +21,21 @@ export interface ParsedChatCompletion {
 }
 
 const KNOWN_FIELDS = new Set([
-  'model', 'messages', 'stream', 'stream_options', 'max_tokens', 'max_completion_tokens', 'tools', 'tool_choice',
-  'parallel_tool_calls', 'temperature', 'top_p', 'stop', 'reasoning_effort', 'routing', 'response_format',
+  'model',
+  'messages',
+  'stream',
+  'stream_options',
+  'max_tokens',
+  'max_completion_tokens',
+  'tools',
+  'tool_choice',
+  'parallel_tool_calls',
+  'temperature',
+  'top_p',
+  'stop',
+  'reasoning_effort',
+  'routing',
+  'response_format',
 ]);
 
 const EFFORTS: Record<string, ReasoningEffort> = { low: 'low', medium: 'medium', xhigh: 'xhigh', high: 'xhigh' };

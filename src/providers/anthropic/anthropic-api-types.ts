@@ -3,9 +3,7 @@
  * https://docs.anthropic.com/en/api/messages
  */
 
-export type AnthropicImageSource =
-  | { type: 'base64'; media_type: string; data: string }
-  | { type: 'url'; url: string };
+export type AnthropicImageSource = { type: 'base64'; media_type: string; data: string } | { type: 'url'; url: string };
 
 /** Anthropic's cache breakpoint, e.g. `{type: 'ephemeral', ttl: '1h'}`, passed through as the client sent it. */
 export type AnthropicCacheControl = Record<string, unknown>;

@@ -19,7 +19,17 @@ let model: ModelConfig;
 function buildConfig(baseUrl: string, timeoutMs = 2_000): { provider: ProviderConfig; model: ModelConfig } {
   const alias = { candidates: ['claude/sonnet'], reasoning: 'low' };
   const config = configSchema.parse({
-    providers: [{ id: 'claude', kind: 'anthropic', base_url: `${baseUrl}/`, api_key: API_KEY, timeout_ms: timeoutMs, connections: 4, headers: { 'anthropic-beta': 'test-beta' } }],
+    providers: [
+      {
+        id: 'claude',
+        kind: 'anthropic',
+        base_url: `${baseUrl}/`,
+        api_key: API_KEY,
+        timeout_ms: timeoutMs,
+        connections: 4,
+        headers: { 'anthropic-beta': 'test-beta' },
+      },
+    ],
     models: [
       {
         id: 'claude/sonnet',
@@ -88,7 +98,10 @@ describe('generate', () => {
     const result = await provider.generate(
       call(
         {
-          messages: [{ role: 'system', content: 'Be brief.' }, { role: 'user', content: [{ type: 'text', text: 'Weather in Paris?' }] }],
+          messages: [
+            { role: 'system', content: 'Be brief.' },
+            { role: 'user', content: [{ type: 'text', text: 'Weather in Paris?' }] },
+          ],
           tools: [{ name: 'get_weather', parameters: { type: 'object', properties: { city: { type: 'string' } } } }],
           passThrough: { format: 'anthropic', fields: { metadata: { user_id: 'u1' } } },
         },
@@ -165,7 +178,10 @@ describe('stream', () => {
     assert.deepEqual(body.thinking, { type: 'enabled', budget_tokens: 8_192 });
 
     const text = (type: StreamPart['type']) =>
-      parts.filter((part) => part.type === type).map((part) => (part as { text: string }).text).join('');
+      parts
+        .filter((part) => part.type === type)
+        .map((part) => (part as { text: string }).text)
+        .join('');
     assert.equal(text('reasoning-delta'), 'Need the weather.');
     const signatureAt = parts.findIndex((part) => part.type === 'reasoning-signature');
     assert.deepEqual(parts[signatureAt], { type: 'reasoning-signature', signature: 'fake-signature-EqQBCgIYAhIM' });
@@ -197,7 +213,10 @@ describe('stream', () => {
   test('a dying connection throws after the parts already received', async () => {
     fake.script(UPSTREAM, { text: 'abcdefghijkl', chunkSize: 3, dieAfterChunks: 2 });
     const { parts, error } = await collect(provider.stream(call()));
-    assert.deepEqual(parts, [{ type: 'text-delta', text: 'abc' }, { type: 'text-delta', text: 'def' }]);
+    assert.deepEqual(parts, [
+      { type: 'text-delta', text: 'abc' },
+      { type: 'text-delta', text: 'def' },
+    ]);
     assert.equal(error?.failure, 'unavailable');
   });
 

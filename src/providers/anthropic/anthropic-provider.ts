@@ -74,7 +74,10 @@ function headersFor(headers: Record<string, string>, call: ProviderCall): Record
   const betas = call.request.betas;
   if (!betas?.length) return headers;
   const name = Object.keys(headers).find((key) => key.toLowerCase() === 'anthropic-beta') ?? 'anthropic-beta';
-  const configured = (headers[name] ?? '').split(',').map((beta) => beta.trim()).filter(Boolean);
+  const configured = (headers[name] ?? '')
+    .split(',')
+    .map((beta) => beta.trim())
+    .filter(Boolean);
   return { ...headers, [name]: [...new Set([...configured, ...betas])].join(',') };
 }
 

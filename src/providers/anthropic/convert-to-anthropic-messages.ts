@@ -1,10 +1,5 @@
 import type { CacheControl, ChatMessage, ContentPart, ReasoningBlock, ToolCall } from '../../protocol/canonical/chat-request.ts';
-import type {
-  AnthropicImageBlock,
-  AnthropicRequestBlock,
-  AnthropicRequestMessage,
-  AnthropicTextBlock,
-} from './anthropic-api-types.ts';
+import type { AnthropicImageBlock, AnthropicRequestBlock, AnthropicRequestMessage, AnthropicTextBlock } from './anthropic-api-types.ts';
 
 /**
  * Canonical messages -> Anthropic `system` and alternating user/assistant turns. Cache
@@ -57,10 +52,7 @@ function appendTurn(turns: AnthropicRequestMessage[], role: 'user' | 'assistant'
   last.content.push(...blocks);
   // Tool results must open their user turn, before any text that got merged in with them.
   if (role === 'user') {
-    last.content = [
-      ...last.content.filter((block) => block.type === 'tool_result'),
-      ...last.content.filter((block) => block.type !== 'tool_result'),
-    ];
+    last.content = [...last.content.filter((block) => block.type === 'tool_result'), ...last.content.filter((block) => block.type !== 'tool_result')];
   }
 }
 

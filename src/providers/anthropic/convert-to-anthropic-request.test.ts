@@ -32,8 +32,20 @@ describe('messages', () => {
       messages: [user('a'), user('b'), { role: 'assistant', content: 'c' }, { role: 'assistant', content: 'd' }, user('e')],
     });
     assert.deepEqual(body.messages, [
-      { role: 'user', content: [{ type: 'text', text: 'a' }, { type: 'text', text: 'b' }] },
-      { role: 'assistant', content: [{ type: 'text', text: 'c' }, { type: 'text', text: 'd' }] },
+      {
+        role: 'user',
+        content: [
+          { type: 'text', text: 'a' },
+          { type: 'text', text: 'b' },
+        ],
+      },
+      {
+        role: 'assistant',
+        content: [
+          { type: 'text', text: 'c' },
+          { type: 'text', text: 'd' },
+        ],
+      },
       { role: 'user', content: [{ type: 'text', text: 'e' }] },
     ]);
   });
@@ -41,13 +53,27 @@ describe('messages', () => {
   test('drops empty and whitespace-only text, and assistant turns left empty', () => {
     const body = convert({
       messages: [
-        { role: 'user', content: [{ type: 'text', text: ' ' }, { type: 'text', text: 'q' }] },
+        {
+          role: 'user',
+          content: [
+            { type: 'text', text: ' ' },
+            { type: 'text', text: 'q' },
+          ],
+        },
         { role: 'assistant', content: '' },
         { role: 'assistant', content: null },
         user('again'),
       ],
     });
-    assert.deepEqual(body.messages, [{ role: 'user', content: [{ type: 'text', text: 'q' }, { type: 'text', text: 'again' }] }]);
+    assert.deepEqual(body.messages, [
+      {
+        role: 'user',
+        content: [
+          { type: 'text', text: 'q' },
+          { type: 'text', text: 'again' },
+        ],
+      },
+    ]);
   });
 
   test('round-trips a tool call: tool_use blocks, then one user turn of tool_result blocks', () => {
@@ -95,7 +121,10 @@ describe('messages', () => {
         { role: 'tool', toolCallId: 'call_1', content: 'ok' },
       ],
     });
-    assert.deepEqual(body.messages[1]!.content.map((block) => block.type), ['tool_result', 'text']);
+    assert.deepEqual(
+      body.messages[1]!.content.map((block) => block.type),
+      ['tool_result', 'text'],
+    );
     assert.deepEqual(body.messages[0]!.content[0], { type: 'tool_use', id: 'call_1', name: 'f', input: {} });
   });
 
@@ -137,7 +166,12 @@ describe('messages', () => {
 describe('request fields', () => {
   test('maps model, max tokens, stop, sampling and copies unknown fields', () => {
     const body = convert(
-      { stop: ['END'], temperature: 0.3, topP: 0.9, passThrough: { format: 'anthropic', fields: { top_k: 5, metadata: { user_id: 'u1' }, model: 'ignored' } } },
+      {
+        stop: ['END'],
+        temperature: 0.3,
+        topP: 0.9,
+        passThrough: { format: 'anthropic', fields: { top_k: 5, metadata: { user_id: 'u1' }, model: 'ignored' } },
+      },
       { maxOutputTokens: 1_000 },
     );
     assert.deepEqual(body, {
@@ -155,14 +189,20 @@ describe('request fields', () => {
   test('an OpenAI client: user becomes metadata.user_id, fields with no equivalent are dropped with a warning each', () => {
     const warnings: string[] = [];
     const body = convertToAnthropicRequest({
-      request: { messages: [user('hi')], passThrough: { format: 'openai', fields: { seed: 7, n: 1, user: 'alice', stream_options: { include_usage: true }, metadata: { a: 'b' } } } },
+      request: {
+        messages: [user('hi')],
+        passThrough: { format: 'openai', fields: { seed: 7, n: 1, user: 'alice', stream_options: { include_usage: true }, metadata: { a: 'b' } } },
+      },
       model: { upstream: 'claude-test' },
       maxOutputTokens: 1_000,
       warn: (message) => warnings.push(message),
     });
     assert.deepEqual(body.metadata, { user_id: 'alice' });
     for (const field of ['seed', 'n', 'user', 'stream_options']) assert.equal(field in body, false, field);
-    assert.deepEqual(warnings.map((warning) => warning.split(':')[0]), ['seed', 'n', 'stream_options', 'metadata']);
+    assert.deepEqual(
+      warnings.map((warning) => warning.split(':')[0]),
+      ['seed', 'n', 'stream_options', 'metadata'],
+    );
   });
 
   test('maps tools with a default input schema', () => {
@@ -202,19 +242,31 @@ describe('what Anthropic clients send, sent back exactly', () => {
     const body = convert({
       messages: [{ role: 'system', content: 'You are Claude Code.', cacheControl: cache }, { role: 'system', content: 'Rules.' }, user('hi')],
     });
-    assert.deepEqual(body.system, [{ type: 'text', text: 'You are Claude Code.', cache_control: cache }, { type: 'text', text: 'Rules.' }]);
+    assert.deepEqual(body.system, [
+      { type: 'text', text: 'You are Claude Code.', cache_control: cache },
+      { type: 'text', text: 'Rules.' },
+    ]);
     assert.equal(convert({ messages: [{ role: 'system', content: 'A' }, { role: 'system', content: 'B' }, user('hi')] }).system, 'A\n\nB');
   });
 
   test('cache_control on text, images, tool results and the last block of an assistant turn', () => {
     const body = convert({
       messages: [
-        { role: 'user', content: [{ type: 'text', text: 'look', cacheControl: cache }, { type: 'image', url: 'data:image/png;base64,AAAA', cacheControl: cache }] },
+        {
+          role: 'user',
+          content: [
+            { type: 'text', text: 'look', cacheControl: cache },
+            { type: 'image', url: 'data:image/png;base64,AAAA', cacheControl: cache },
+          ],
+        },
         { role: 'assistant', content: 'ok', toolCalls: [{ id: 'toolu_1', name: 'Read', arguments: '{}' }], cacheControl: cache },
         {
           role: 'tool',
           toolCallId: 'toolu_1',
-          content: [{ type: 'text', text: 'an image:' }, { type: 'image', url: 'data:image/png;base64,BBBB' }],
+          content: [
+            { type: 'text', text: 'an image:' },
+            { type: 'image', url: 'data:image/png;base64,BBBB' },
+          ],
           isError: true,
           cacheControl: cache,
         },
@@ -230,7 +282,10 @@ describe('what Anthropic clients send, sent back exactly', () => {
       },
       {
         role: 'assistant',
-        content: [{ type: 'text', text: 'ok' }, { type: 'tool_use', id: 'toolu_1', name: 'Read', input: {}, cache_control: cache }],
+        content: [
+          { type: 'text', text: 'ok' },
+          { type: 'tool_use', id: 'toolu_1', name: 'Read', input: {}, cache_control: cache },
+        ],
       },
       {
         role: 'user',
@@ -238,7 +293,10 @@ describe('what Anthropic clients send, sent back exactly', () => {
           {
             type: 'tool_result',
             tool_use_id: 'toolu_1',
-            content: [{ type: 'text', text: 'an image:' }, { type: 'image', source: { type: 'base64', media_type: 'image/png', data: 'BBBB' } }],
+            content: [
+              { type: 'text', text: 'an image:' },
+              { type: 'image', source: { type: 'base64', media_type: 'image/png', data: 'BBBB' } },
+            ],
             is_error: true,
             cache_control: cache,
           },
@@ -265,7 +323,10 @@ describe('what Anthropic clients send, sent back exactly', () => {
   test('an assistant prefill keeps its thinking only when thinking is on', () => {
     const messages: ChatMessage[] = [user('q'), { role: 'assistant', content: 'The answer is', reasoning: [{ text: 't', signature: 's' }] }];
     assert.deepEqual(convert({ messages }).messages[1]!.content, [{ type: 'text', text: 'The answer is' }]);
-    assert.deepEqual(convert({ messages }, { reasoningEffort: 'low' }).messages[1]!.content.map((block) => block.type), ['thinking', 'text']);
+    assert.deepEqual(
+      convert({ messages }, { reasoningEffort: 'low' }).messages[1]!.content.map((block) => block.type),
+      ['thinking', 'text'],
+    );
   });
 
   test("tools keep cache_control and the client's extra fields; built-in tools get no input schema", () => {
@@ -314,19 +375,35 @@ describe('thinking budget', () => {
   test('keeps thinking in the middle of a tool loop whose last turn opens with its signed thinking', () => {
     const signedLoop: ChatMessage[] = [
       user('weather?'),
-      { role: 'assistant', content: null, toolCalls: [{ id: 't1', name: 'f', arguments: '{}' }], reasoning: [{ text: 'I should call f.', signature: 'sig' }] },
+      {
+        role: 'assistant',
+        content: null,
+        toolCalls: [{ id: 't1', name: 'f', arguments: '{}' }],
+        reasoning: [{ text: 'I should call f.', signature: 'sig' }],
+      },
       { role: 'tool', toolCallId: 't1', content: 'sunny' },
     ];
     const body = convert({ messages: signedLoop }, { reasoningEffort: 'medium' });
     assert.deepEqual(body.thinking, { type: 'enabled', budget_tokens: 4_095 });
     assert.deepEqual(body.messages[1]!.content[0], { type: 'thinking', thinking: 'I should call f.', signature: 'sig' });
-    const redacted: ChatMessage[] = [signedLoop[0]!, { ...(signedLoop[1] as object), reasoning: [{ redacted: 'opaque' }] } as ChatMessage, signedLoop[2]!];
+    const redacted: ChatMessage[] = [
+      signedLoop[0]!,
+      { ...(signedLoop[1] as object), reasoning: [{ redacted: 'opaque' }] } as ChatMessage,
+      signedLoop[2]!,
+    ];
     assert.ok(convert({ messages: redacted }, { reasoningEffort: 'medium' }).thinking);
     // Reasoning another provider produced has no signature: Anthropic would refuse it, so it stays behind, and thinking with it.
-    const unsigned: ChatMessage[] = [signedLoop[0]!, { ...(signedLoop[1] as object), reasoning: [{ text: 'from elsewhere' }] } as ChatMessage, signedLoop[2]!];
+    const unsigned: ChatMessage[] = [
+      signedLoop[0]!,
+      { ...(signedLoop[1] as object), reasoning: [{ text: 'from elsewhere' }] } as ChatMessage,
+      signedLoop[2]!,
+    ];
     const withoutThinking = convert({ messages: unsigned }, { reasoningEffort: 'medium' });
     assert.equal('thinking' in withoutThinking, false);
-    assert.deepEqual(withoutThinking.messages[1]!.content.map((block) => block.type), ['tool_use']);
+    assert.deepEqual(
+      withoutThinking.messages[1]!.content.map((block) => block.type),
+      ['tool_use'],
+    );
   });
 
   test('goes without thinking in the middle of a tool loop whose signed thinking block is lost', () => {

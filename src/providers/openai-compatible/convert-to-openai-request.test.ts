@@ -21,15 +21,18 @@ function convert(request: Partial<ChatRequest>, stream = false) {
 describe('a request that came in the Anthropic format', () => {
   test('translates metadata.user_id to user and drops the fields OpenAI has no equivalent for', () => {
     const body = convert({
-      passThrough: { format: 'anthropic', fields: {
-        metadata: { user_id: '{"session_id":"s"}' },
-        context_management: { edits: [] },
-        top_k: 5,
-        container: 'c',
-        mcp_servers: [],
-        output_config: { format: {} },
-        service_tier: 'standard_only',
-      } },
+      passThrough: {
+        format: 'anthropic',
+        fields: {
+          metadata: { user_id: '{"session_id":"s"}' },
+          context_management: { edits: [] },
+          top_k: 5,
+          container: 'c',
+          mcp_servers: [],
+          output_config: { format: {} },
+          service_tier: 'standard_only',
+        },
+      },
     });
     assert.deepEqual(Object.keys(body).sort(), ['max_tokens', 'messages', 'model', 'user']);
     assert.equal(body.user, '{"session_id":"s"}');
@@ -54,8 +57,23 @@ describe('a request that came in the Anthropic format', () => {
   test('tool results with images: text in the tool message, images in one user message after the results', () => {
     const body = convert({
       messages: [
-        { role: 'assistant', content: null, toolCalls: [{ id: 'a', name: 'Read', arguments: '{}' }, { id: 'b', name: 'Read', arguments: '{}' }] },
-        { role: 'tool', toolCallId: 'a', content: [{ type: 'text', text: 'png:' }, { type: 'image', url: 'data:image/png;base64,AAAA' }], isError: false },
+        {
+          role: 'assistant',
+          content: null,
+          toolCalls: [
+            { id: 'a', name: 'Read', arguments: '{}' },
+            { id: 'b', name: 'Read', arguments: '{}' },
+          ],
+        },
+        {
+          role: 'tool',
+          toolCallId: 'a',
+          content: [
+            { type: 'text', text: 'png:' },
+            { type: 'image', url: 'data:image/png;base64,AAAA' },
+          ],
+          isError: false,
+        },
         { role: 'tool', toolCallId: 'b', content: 'plain', cacheControl: cache },
         { role: 'user', content: [{ type: 'text', text: 'next' }] },
       ],

@@ -1,4 +1,11 @@
-import { toolResultText, type ChatMessage, type ContentPart, type ReasoningEffort, type ResponseFormat, type ToolDefinition } from '../../protocol/canonical/chat-request.ts';
+import {
+  toolResultText,
+  type ChatMessage,
+  type ContentPart,
+  type ReasoningEffort,
+  type ResponseFormat,
+  type ToolDefinition,
+} from '../../protocol/canonical/chat-request.ts';
 import { passThroughFor } from '../pass-through.ts';
 import type { ProviderCall } from '../provider.ts';
 

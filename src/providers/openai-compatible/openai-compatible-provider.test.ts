@@ -19,7 +19,9 @@ const subject: ContractSubject = {
   create(url, timeoutMs) {
     const alias = { candidates: ['compat/model'], reasoning: 'low' };
     const config = configSchema.parse({
-      providers: [{ id: 'compat', kind: 'openai', base_url: `${url}/v1/`, api_key: 'sk-test-0123456789secret', timeout_ms: timeoutMs, connections: 4 }],
+      providers: [
+        { id: 'compat', kind: 'openai', base_url: `${url}/v1/`, api_key: 'sk-test-0123456789secret', timeout_ms: timeoutMs, connections: 4 },
+      ],
       models: [
         {
           id: 'compat/model',
@@ -48,11 +50,17 @@ const subject: ContractSubject = {
       { type: 'text-delta', text: 'Paris' },
       { type: 'text-delta', text: ' is the capital' },
       { type: 'text-delta', text: ' of France — «Paris».' },
-      { type: 'finish', finishReason: 'stop', usage: { inputTokens: 1_234, cachedInputTokens: 1_024, cacheWriteTokens: 0, outputTokens: 12, reasoningTokens: 0 } },
+      {
+        type: 'finish',
+        finishReason: 'stop',
+        usage: { inputTokens: 1_234, cachedInputTokens: 1_024, cacheWriteTokens: 0, outputTokens: 12, reasoningTokens: 0 },
+      },
     ],
   },
   errorBeforeFirstPart: 'openai-error-before-first-chunk',
-  errorBody: (status) => ({ error: { message: `upstream says ${status}`, type: status === 429 ? 'requests' : 'server_error', param: null, code: null } }),
+  errorBody: (status) => ({
+    error: { message: `upstream says ${status}`, type: status === 429 ? 'requests' : 'server_error', param: null, code: null },
+  }),
 };
 
 runProviderContract(subject);
@@ -81,7 +89,10 @@ runFixtureReplays(
     },
     {
       fixture: 'azure-prompt-filter-first-chunk',
-      parts: [{ type: 'text-delta', text: 'Hello' }, { type: 'finish', finishReason: 'stop', usage: usage(9, 2) }],
+      parts: [
+        { type: 'text-delta', text: 'Hello' },
+        { type: 'finish', finishReason: 'stop', usage: usage(9, 2) },
+      ],
     },
     {
       fixture: 'deepseek-reasoning-content-keep-alive',

@@ -66,7 +66,10 @@ test('scripted replies, streamed and not, with usage', async () => {
 test('scripted tool calls when the tool was offered', async () => {
   const result = await provider.generate(call('weather in Oslo?'));
   assert.equal(result.finishReason, 'tool_calls');
-  assert.deepEqual(result.toolCalls.map(({ name, arguments: args }) => ({ name, args })), [{ name: 'get_weather', args: '{"city":"Oslo"}' }]);
+  assert.deepEqual(
+    result.toolCalls.map(({ name, arguments: args }) => ({ name, args })),
+    [{ name: 'get_weather', args: '{"city":"Oslo"}' }],
+  );
 });
 
 test('reasoning when asked, counted as output', async () => {

@@ -19,7 +19,10 @@ test('parses named and unnamed events', async () => {
 
 test('handles \\r\\n and bare \\r line endings', async () => {
   const events = await collect(['event: a\r\ndata: 1\r\n\r\nevent: b\rdata: 2\r\r']);
-  assert.deepEqual(events, [{ event: 'a', data: '1' }, { event: 'b', data: '2' }]);
+  assert.deepEqual(events, [
+    { event: 'a', data: '1' },
+    { event: 'b', data: '2' },
+  ]);
 });
 
 test('joins multi-line data with \\n and keeps only one leading space off the value', async () => {
@@ -45,7 +48,10 @@ test('ignores comments, events without data, retry and unknown fields', async ()
 
 test('reports the last id', async () => {
   const events = await collect(['id: 7\ndata: a\n\ndata: b\n\n']);
-  assert.deepEqual(events, [{ data: 'a', id: '7' }, { data: 'b', id: '7' }]);
+  assert.deepEqual(events, [
+    { data: 'a', id: '7' },
+    { data: 'b', id: '7' },
+  ]);
 });
 
 test('drops an unterminated trailing event', async () => {

@@ -37,11 +37,11 @@ export const consoleStatements = {
   keyOfAccountForUpdate: (accountId: string, id: string) =>
     named('key_of_account_for_update', `SELECT ${keyColumns} FROM api_keys WHERE account_id = $1 AND id = $2 FOR NO KEY UPDATE`, [accountId, id]),
   setKeyLimits: (id: string, dailyLimitNano: number | null, rateLimitPerMinute: number | null) =>
-    named(
-      'set_key_limits',
-      `UPDATE api_keys SET daily_limit_nano = $2, rate_limit_per_minute = $3 WHERE id = $1 RETURNING ${keyColumns}`,
-      [id, dailyLimitNano, rateLimitPerMinute],
-    ),
+    named('set_key_limits', `UPDATE api_keys SET daily_limit_nano = $2, rate_limit_per_minute = $3 WHERE id = $1 RETURNING ${keyColumns}`, [
+      id,
+      dailyLimitNano,
+      rateLimitPerMinute,
+    ]),
 
   /**
    * The receipt search with only the conditions in use (one named statement per combination,
@@ -92,36 +92,43 @@ export const consoleStatements = {
   // No target: a conflict on the primary key (already a member) or on the one-owner index
   // (someone else owns it) both insert nothing.
   insertMember: (accountId: string, address: string, role: MemberRole, at: string, addedBy: string) =>
-    named(
-      'insert_member',
-      `INSERT INTO members (${memberColumns}) VALUES ($1, $2, $3, $4, $5) ON CONFLICT DO NOTHING RETURNING ${memberColumns}`,
-      [accountId, address, role, at, addedBy],
-    ),
+    named('insert_member', `INSERT INTO members (${memberColumns}) VALUES ($1, $2, $3, $4, $5) ON CONFLICT DO NOTHING RETURNING ${memberColumns}`, [
+      accountId,
+      address,
+      role,
+      at,
+      addedBy,
+    ]),
   member: (accountId: string, address: string) =>
     named('member', `SELECT ${memberColumns} FROM members WHERE account_id = $1 AND address = $2`, [accountId, address]),
   members: (accountId: string) =>
     named('members', `SELECT ${memberColumns} FROM members WHERE account_id = $1 ORDER BY role = 'owner' DESC, added_at, address`, [accountId]),
   deleteMember: (accountId: string, address: string) =>
-    named(
-      'delete_member',
-      `DELETE FROM members WHERE account_id = $1 AND address = $2 AND role = 'member' RETURNING ${memberColumns}`,
-      [accountId, address],
-    ),
+    named('delete_member', `DELETE FROM members WHERE account_id = $1 AND address = $2 AND role = 'member' RETURNING ${memberColumns}`, [
+      accountId,
+      address,
+    ]),
 
   insertSession: (session: SessionRecord) =>
     named('insert_session', `INSERT INTO sessions (${sessionColumns}) VALUES ($1, $2, $3, $4, $5, $6, $7)`, [
-      session.id, session.tokenHash, session.accountId, session.address.toLowerCase(), session.createdAt, session.expiresAt, session.endedAt,
+      session.id,
+      session.tokenHash,
+      session.accountId,
+      session.address.toLowerCase(),
+      session.createdAt,
+      session.expiresAt,
+      session.endedAt,
     ]),
   session: (tokenHash: string) => named('session', `SELECT ${sessionColumns} FROM sessions WHERE token_hash = $1`, [tokenHash]),
   // An ended session keeps the instant it first ended.
   endSession: (tokenHash: string, at: string) =>
     named('end_session', 'UPDATE sessions SET ended_at = $2 WHERE token_hash = $1 AND ended_at IS NULL', [tokenHash, at]),
   endSessionsOf: (accountId: string, address: string, at: string) =>
-    named(
-      'end_sessions_of',
-      'UPDATE sessions SET ended_at = $3 WHERE account_id = $1 AND address = $2 AND ended_at IS NULL RETURNING id',
-      [accountId, address, at],
-    ),
+    named('end_sessions_of', 'UPDATE sessions SET ended_at = $3 WHERE account_id = $1 AND address = $2 AND ended_at IS NULL RETURNING id', [
+      accountId,
+      address,
+      at,
+    ]),
 
   /** Expired nonces go with each insert: those never used would otherwise pile up. */
   insertNonce: (nonce: SignInNonceRecord) =>
@@ -137,7 +144,9 @@ export const consoleStatements = {
     named('take_nonce', 'DELETE FROM sign_in_nonces WHERE nonce = $1 RETURNING nonce, address, created_at, expires_at', [nonce]),
 
   aliasRules: (accountId: string) =>
-    named('alias_rules', 'SELECT alias, candidates, reasoning, updated_at, updated_by FROM alias_rules WHERE account_id = $1 ORDER BY alias', [accountId]),
+    named('alias_rules', 'SELECT alias, candidates, reasoning, updated_at, updated_by FROM alias_rules WHERE account_id = $1 ORDER BY alias', [
+      accountId,
+    ]),
   upsertAliasRule: (accountId: string, rule: AliasRule) =>
     named(
       'upsert_alias_rule',

@@ -452,7 +452,10 @@ export async function applyMigrations(client: PoolClient, now: () => string = ()
       await client.query(migration.sql);
       await client.query('INSERT INTO schema_migrations (version, name, applied_at) VALUES ($1, $2, $3)', [migration.version, migration.name, now()]);
     }
-    await client.query('INSERT INTO accounts (id, balance_nano, created_at) VALUES ($1, 0, $2) ON CONFLICT (id) DO NOTHING', [DEFAULT_ACCOUNT_ID, now()]);
+    await client.query('INSERT INTO accounts (id, balance_nano, created_at) VALUES ($1, 0, $2) ON CONFLICT (id) DO NOTHING', [
+      DEFAULT_ACCOUNT_ID,
+      now(),
+    ]);
     await client.query('COMMIT');
   } catch (error) {
     await client.query('ROLLBACK').catch(() => undefined);

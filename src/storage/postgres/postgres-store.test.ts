@@ -81,7 +81,10 @@ if (unreachable !== null) {
   describe('postgres store', () => {
     test('migrations are numbered in increasing order', () => {
       const versions = migrations.map((migration) => migration.version);
-      assert.deepEqual(versions, [...versions].sort((a, b) => a - b));
+      assert.deepEqual(
+        versions,
+        [...versions].sort((a, b) => a - b),
+      );
       assert.equal(new Set(versions).size, versions.length);
     });
 
@@ -91,7 +94,10 @@ if (unreachable !== null) {
       try {
         await Promise.all(stores.map((store) => store.migrate()));
         const { rows } = await admin.query(`SELECT version FROM ${schema}.schema_migrations ORDER BY version`);
-        assert.deepEqual(rows.map((row) => row.version), migrations.map((migration) => migration.version));
+        assert.deepEqual(
+          rows.map((row) => row.version),
+          migrations.map((migration) => migration.version),
+        );
         const accounts = await admin.query(`SELECT count(*)::int AS count FROM ${schema}.accounts`);
         assert.equal(accounts.rows[0].count, 1);
       } finally {
@@ -186,7 +192,10 @@ if (unreachable !== null) {
         ]);
         const released = [...fromFirst, ...fromSecond].map((receipt) => receipt.id).sort();
         assert.deepEqual(released, Array.from({ length: 20 }, (_, index) => `rcpt_${index}`).sort());
-        assert.deepEqual((await second.listHolds(DEFAULT_ACCOUNT_ID)).map((hold) => hold.id), ['rcpt_live']);
+        assert.deepEqual(
+          (await second.listHolds(DEFAULT_ACCOUNT_ID)).map((hold) => hold.id),
+          ['rcpt_live'],
+        );
         const { rows } = await admin.query(`SELECT count(*)::int AS count FROM ${schema}.receipts WHERE status = 'failed' AND cost_nano = 0`);
         assert.equal(rows[0].count, 20);
         assert.equal(await first.getBalance(DEFAULT_ACCOUNT_ID), 1_000_000);
@@ -205,7 +214,9 @@ if (unreachable !== null) {
         );
         assert.equal(starts.filter((start) => start.started).length, 1);
         assert.equal(starts.filter((start) => 'existing' in start).length, 15);
-        const { rows } = await admin.query(`SELECT (SELECT count(*)::int FROM ${schema}.fix_runs) AS runs, (SELECT count(*)::int FROM ${schema}.holds) AS holds`);
+        const { rows } = await admin.query(
+          `SELECT (SELECT count(*)::int FROM ${schema}.fix_runs) AS runs, (SELECT count(*)::int FROM ${schema}.holds) AS holds`,
+        );
         assert.deepEqual(rows[0], { runs: 1, holds: 1 });
       }));
 
@@ -218,7 +229,13 @@ if (unreachable !== null) {
           await first.insertFixQuote(quote);
           const run = sampleFixRun(`r${index}`, { quoteId: quote.id });
           await first.startFixRun(run, sampleHold({ id: run.receiptId, amountNano: run.maxCostNano, owner: 'host/9/gone' }), null);
-          const receipt = sampleReceipt({ id: run.receiptId, keyId: run.keyId, holdNano: run.maxCostNano, costNano: 1_000, createdAt: `${DAY}T10:02:00.000Z` });
+          const receipt = sampleReceipt({
+            id: run.receiptId,
+            keyId: run.keyId,
+            holdNano: run.maxCostNano,
+            costNano: 1_000,
+            createdAt: `${DAY}T10:02:00.000Z`,
+          });
           const [ended, released] = await Promise.all([
             first.finishFixRun(run.id, 'succeeded', { ok: true }, `${DAY}T10:02:00.000Z`, receipt),
             second.releaseOrphanedHolds(`${DAY}T10:03:00.000Z`, () => true),
@@ -258,11 +275,14 @@ if (unreachable !== null) {
           const takes = await Promise.all(
             Array.from({ length: 8 }, (_, index) => (index % 2 ? first : second).consumeSignInNonce(nonce.nonce, '2026-11-21T10:05:00.000Z')),
           );
-          assert.deepEqual(takes.filter((take) => take !== null), [nonce]);
+          assert.deepEqual(
+            takes.filter((take) => take !== null),
+            [nonce],
+          );
         }
       }));
 
-    test('changing a key\'s limits moves keysChangeToken for every process', () =>
+    test("changing a key's limits moves keysChangeToken for every process", () =>
       withTwoProcesses(async (server, cli) => {
         const before = await server.keysChangeToken();
         assert.ok(await cli.updateKeyLimits(DEFAULT_ACCOUNT_ID, sampleKey().id, { rateLimitPerMinute: 5 }, 'cli', '2026-11-21T10:00:00.000Z'));

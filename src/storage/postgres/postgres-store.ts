@@ -64,7 +64,8 @@ export function createPostgresStore(url: string): Store {
         // Keys arrive before anything else for an account, so they bring its row into being.
         await database.rows(statements.ensureAccount(key.accountId, key.createdAt), client);
         await database.rows(statements.insertKey(key), client);
-        if (actor !== undefined) await database.rows(statements.insertAudit(key.accountId, key.createdAt, actor, 'key.created', keyCreatedDetail(key)), client);
+        if (actor !== undefined)
+          await database.rows(statements.insertAudit(key.accountId, key.createdAt, actor, 'key.created', keyCreatedDetail(key)), client);
         await database.rows(statements.bumpKeyChanges(), client);
       });
     },
@@ -102,7 +103,8 @@ export function createPostgresStore(url: string): Store {
     accountSummary: (accountId, month) => ledger.accountSummary(accountId, month),
     keyDaySpend: (keyId, day) => ledger.keyDaySpend(keyId, day),
     async setMonthlyBudget(accountId, nano, actor) {
-      if (nano !== null && (!Number.isSafeInteger(nano) || nano < 0)) throw new RangeError(`a budget must be a whole number of nano-USD, got ${nano}`);
+      if (nano !== null && (!Number.isSafeInteger(nano) || nano < 0))
+        throw new RangeError(`a budget must be a whole number of nano-USD, got ${nano}`);
       await ledger.setMonthlyBudget(accountId, nano, actor);
     },
 
@@ -149,7 +151,8 @@ export function createPostgresStore(url: string): Store {
       const row = await database.first<StartRow>(statements.startFixRun(run, hold, dailyLimitNano));
       if (!row) throw new Error('gateway_start_fix_run returned no decision');
       if (row.started) return { started: true };
-      if (row.existing_run_id === null) return { started: false, refused: { placed: false, reason: row.reason!, remainingNano: row.remaining_nano! } };
+      if (row.existing_run_id === null)
+        return { started: false, refused: { placed: false, reason: row.reason!, remainingNano: row.remaining_nano! } };
       // Runs are never deleted once committed: the row read back is there.
       const existing = (await database.first<FixRunRow>(statements.fixRunById(row.existing_run_id)))!;
       return { started: false, existing: fixRunFromRow(existing) };

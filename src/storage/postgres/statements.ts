@@ -47,7 +47,12 @@ export const statements = {
     ),
   balance: (accountId: string) => named('balance', 'SELECT balance_nano FROM accounts WHERE id = $1', [accountId]),
   insertFunds: (accountId: string, at: string, nano: number, note: string | null) =>
-    named('insert_funds', "INSERT INTO ledger_entries (account_id, at, kind, amount_nano, note) VALUES ($1, $2, 'funds', $3, $4)", [accountId, at, nano, note]),
+    named('insert_funds', "INSERT INTO ledger_entries (account_id, at, kind, amount_nano, note) VALUES ($1, $2, 'funds', $3, $4)", [
+      accountId,
+      at,
+      nano,
+      note,
+    ]),
   // Funds come from the ledger; charges are the receipts' costs. sum() of BIGINT is numeric: back to BIGINT.
   ledgerTotals: (accountId: string) =>
     named(
@@ -62,8 +67,19 @@ export const statements = {
   // API keys
   insertKey: (key: ApiKeyRecord) =>
     named('insert_key', `INSERT INTO api_keys (${keyColumns}) VALUES (${placeholders(13)})`, [
-      key.id, key.accountId, key.name, key.prefix, key.hash, key.scopes, key.models, key.dailyLimitNano,
-      key.rateLimitPerMinute, key.expiresAt, key.revokedAt, key.createdAt, key.lastUsedAt,
+      key.id,
+      key.accountId,
+      key.name,
+      key.prefix,
+      key.hash,
+      key.scopes,
+      key.models,
+      key.dailyLimitNano,
+      key.rateLimitPerMinute,
+      key.expiresAt,
+      key.revokedAt,
+      key.createdAt,
+      key.lastUsedAt,
     ]),
   keyByHash: (hash: string) => named('key_by_hash', `SELECT ${keyColumns} FROM api_keys WHERE hash = $1`, [hash]),
   keysOfAccount: (accountId: string) =>
@@ -84,15 +100,36 @@ export const statements = {
   /** Receipt, charge, hold release and last use in one statement (migration 2). */
   recordReceipt: (receipt: ReceiptRecord, touchKey: boolean) =>
     named('record_receipt', recordReceiptText, [
-      receipt.id, receipt.requestId, receipt.accountId, receipt.keyId, receipt.keyPrefix, receipt.createdAt, receipt.status,
-      receipt.endpoint, receipt.stream, receipt.requestedModel, receipt.answeringModel, jsonParameter(receipt.attempts),
-      jsonParameter(receipt.usage), receipt.usageEstimated, jsonParameter(receipt.prices), receipt.holdNano, receipt.costNano,
-      receipt.latencyMs, receipt.timeToFirstTokenMs, receipt.errorCode, touchKey, jsonParameter(receipt.warnings),
+      receipt.id,
+      receipt.requestId,
+      receipt.accountId,
+      receipt.keyId,
+      receipt.keyPrefix,
+      receipt.createdAt,
+      receipt.status,
+      receipt.endpoint,
+      receipt.stream,
+      receipt.requestedModel,
+      receipt.answeringModel,
+      jsonParameter(receipt.attempts),
+      jsonParameter(receipt.usage),
+      receipt.usageEstimated,
+      jsonParameter(receipt.prices),
+      receipt.holdNano,
+      receipt.costNano,
+      receipt.latencyMs,
+      receipt.timeToFirstTokenMs,
+      receipt.errorCode,
+      touchKey,
+      jsonParameter(receipt.warnings),
     ]),
   receipt: (accountId: string, id: string) =>
     named('receipt', `SELECT ${receiptColumns} FROM receipts WHERE account_id = $1 AND id = $2`, [accountId, id]),
   newestReceipts: (accountId: string, limit: number) =>
-    named('newest_receipts', `SELECT ${receiptColumns} FROM receipts WHERE account_id = $1 ORDER BY created_at DESC, id DESC LIMIT $2`, [accountId, limit]),
+    named('newest_receipts', `SELECT ${receiptColumns} FROM receipts WHERE account_id = $1 ORDER BY created_at DESC, id DESC LIMIT $2`, [
+      accountId,
+      limit,
+    ]),
   receiptsBefore: (accountId: string, before: string, limit: number) =>
     named(
       'receipts_before',
@@ -104,21 +141,33 @@ export const statements = {
   /** Checks and the insert in one statement (migration 2). */
   placeHold: (hold: HoldRecord, dailyLimitNano: number | null) =>
     named('place_hold', placeHoldText, [
-      hold.id, hold.requestId, hold.accountId, hold.keyId, hold.keyPrefix, hold.endpoint, hold.stream, hold.requestedModel,
-      hold.amountNano, hold.day, hold.month, hold.createdAt, hold.owner, hold.expiresAt, dailyLimitNano,
+      hold.id,
+      hold.requestId,
+      hold.accountId,
+      hold.keyId,
+      hold.keyPrefix,
+      hold.endpoint,
+      hold.stream,
+      hold.requestedModel,
+      hold.amountNano,
+      hold.day,
+      hold.month,
+      hold.createdAt,
+      hold.owner,
+      hold.expiresAt,
+      dailyLimitNano,
     ]),
-  extendHolds: (owner: string, expiresAt: string) =>
-    named('extend_holds', 'UPDATE holds SET expires_at = $2 WHERE owner = $1', [owner, expiresAt]),
+  extendHolds: (owner: string, expiresAt: string) => named('extend_holds', 'UPDATE holds SET expires_at = $2 WHERE owner = $1', [owner, expiresAt]),
   holdOwners: () => named('hold_owners', 'SELECT DISTINCT owner FROM holds', []),
   holdsToRelease: (now: string, deadOwners: string[]) =>
     named('holds_to_release', `SELECT id FROM holds WHERE expires_at < $1 OR owner = ANY($2::text[])`, [now, deadOwners]),
   /** Takes one orphan, re-checking the reason: a live owner may have renewed it meanwhile. */
   takeOrphanedHold: (id: string, now: string, deadOwners: string[]) =>
-    named(
-      'take_orphaned_hold',
-      `DELETE FROM holds WHERE id = $1 AND (expires_at < $2 OR owner = ANY($3::text[])) RETURNING ${holdColumns}`,
-      [id, now, deadOwners],
-    ),
+    named('take_orphaned_hold', `DELETE FROM holds WHERE id = $1 AND (expires_at < $2 OR owner = ANY($3::text[])) RETURNING ${holdColumns}`, [
+      id,
+      now,
+      deadOwners,
+    ]),
   holdsOfAccount: (accountId: string) =>
     named('holds_of_account', `SELECT ${holdColumns} FROM holds WHERE account_id = $1 ORDER BY created_at, id`, [accountId]),
   accountSummary: (accountId: string, month: string) =>
@@ -143,18 +192,49 @@ export const statements = {
   // Fix agents
   insertFixQuote: (quote: FixQuoteRecord) =>
     named('insert_fix_quote', `INSERT INTO fix_quotes (${fixQuoteColumns}) VALUES (${placeholders(12)})`, [
-      quote.id, quote.accountId, quote.keyId, quote.agent, quote.tier, jsonParameter(quote.input), quote.inputTokens,
-      quote.estimatedCostNano, quote.maxCostNano, quote.stepBudget, quote.createdAt, quote.expiresAt,
+      quote.id,
+      quote.accountId,
+      quote.keyId,
+      quote.agent,
+      quote.tier,
+      jsonParameter(quote.input),
+      quote.inputTokens,
+      quote.estimatedCostNano,
+      quote.maxCostNano,
+      quote.stepBudget,
+      quote.createdAt,
+      quote.expiresAt,
     ]),
   fixQuote: (accountId: string, id: string) =>
     named('fix_quote', `SELECT ${fixQuoteColumns} FROM fix_quotes WHERE account_id = $1 AND id = $2`, [accountId, id]),
   /** Run insert, then the hold through gateway_place_hold, in one statement (migration 3). */
   startFixRun: (run: FixRunRecord, hold: HoldRecord, dailyLimitNano: number | null) =>
     named('start_fix_run', startFixRunText, [
-      run.id, run.quoteId, run.accountId, run.keyId, run.receiptId, run.agent, run.tier, run.maxCostNano, run.status,
-      run.createdAt, run.finishedAt, jsonParameter(run.result), run.cancelRequested,
-      hold.requestId, hold.keyPrefix, hold.endpoint, hold.stream, hold.requestedModel, hold.amountNano, hold.day, hold.month,
-      hold.createdAt, hold.owner, hold.expiresAt, dailyLimitNano,
+      run.id,
+      run.quoteId,
+      run.accountId,
+      run.keyId,
+      run.receiptId,
+      run.agent,
+      run.tier,
+      run.maxCostNano,
+      run.status,
+      run.createdAt,
+      run.finishedAt,
+      jsonParameter(run.result),
+      run.cancelRequested,
+      hold.requestId,
+      hold.keyPrefix,
+      hold.endpoint,
+      hold.stream,
+      hold.requestedModel,
+      hold.amountNano,
+      hold.day,
+      hold.month,
+      hold.createdAt,
+      hold.owner,
+      hold.expiresAt,
+      dailyLimitNano,
     ]),
   fixRun: (accountId: string, id: string) =>
     named('fix_run', `SELECT ${fixRunColumns} FROM fix_runs WHERE account_id = $1 AND id = $2`, [accountId, id]),
@@ -163,11 +243,12 @@ export const statements = {
   fixRunById: (id: string) => named('fix_run_by_id', `SELECT ${fixRunColumns} FROM fix_runs WHERE id = $1`, [id]),
   /** Only a running run ends: recovery may have closed it meanwhile (it then waits for this lock, or this waits for it). */
   finishFixRun: (id: string, status: Exclude<FixRunStatus, 'running'>, result: Record<string, unknown>, finishedAt: string) =>
-    named(
-      'finish_fix_run',
-      "UPDATE fix_runs SET status = $2, result = $3, finished_at = $4 WHERE id = $1 AND status = 'running' RETURNING id",
-      [id, status, jsonParameter(result), finishedAt],
-    ),
+    named('finish_fix_run', "UPDATE fix_runs SET status = $2, result = $3, finished_at = $4 WHERE id = $1 AND status = 'running' RETURNING id", [
+      id,
+      status,
+      jsonParameter(result),
+      finishedAt,
+    ]),
   /**
    * Recovery locks the run of a hold before taking the hold, in the order finishing takes them
    * (run, then hold inside gateway_record_receipt): the two never deadlock.
@@ -189,7 +270,11 @@ export const statements = {
     ),
   insertFixRunEvent: (event: FixRunEvent) =>
     named('insert_fix_run_event', 'INSERT INTO fix_run_events (run_id, sequence, at, type, data) VALUES ($1, $2, $3, $4, $5)', [
-      event.runId, event.sequence, event.at, event.type, jsonParameter(event.data),
+      event.runId,
+      event.sequence,
+      event.at,
+      event.type,
+      jsonParameter(event.data),
     ]),
   fixRunEventsAfter: (runId: string, afterSequence: number) =>
     named(
@@ -201,10 +286,15 @@ export const statements = {
   // Audit
   insertAudit: (accountId: string, at: string, actor: string, action: string, detail: unknown) =>
     named('insert_audit', 'INSERT INTO audit_log (account_id, at, actor, action, detail) VALUES ($1, $2, $3, $4, $5)', [
-      accountId, at, actor, action, jsonParameter(detail),
+      accountId,
+      at,
+      actor,
+      action,
+      jsonParameter(detail),
     ]),
   newestAudit: (accountId: string, limit: number) =>
     named('newest_audit', 'SELECT id, account_id, at, actor, action, detail FROM audit_log WHERE account_id = $1 ORDER BY id DESC LIMIT $2', [
-      accountId, limit,
+      accountId,
+      limit,
     ]),
 } satisfies Record<string, (...args: never[]) => Statement>;

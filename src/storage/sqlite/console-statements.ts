@@ -90,9 +90,13 @@ export function prepareConsoleStatements(db: Database) {
     ),
     deleteExpiredNonces: db.prepare<[now: string]>('DELETE FROM sign_in_nonces WHERE expires_at <= ?'),
     // Deleted whether expired or not: an expired nonce is refused by the caller and never comes back.
-    takeNonce: db.prepare<[nonce: string], SignInNonceRow>('DELETE FROM sign_in_nonces WHERE nonce = ? RETURNING nonce, address, created_at, expires_at'),
+    takeNonce: db.prepare<[nonce: string], SignInNonceRow>(
+      'DELETE FROM sign_in_nonces WHERE nonce = ? RETURNING nonce, address, created_at, expires_at',
+    ),
 
-    aliasRules: db.prepare<[accountId: string], SqliteAliasRuleRow>(`SELECT ${aliasRuleColumns} FROM alias_rules WHERE account_id = ? ORDER BY alias`),
+    aliasRules: db.prepare<[accountId: string], SqliteAliasRuleRow>(
+      `SELECT ${aliasRuleColumns} FROM alias_rules WHERE account_id = ? ORDER BY alias`,
+    ),
     upsertAliasRule: db.prepare<[SqliteAliasRuleRow]>(
       `INSERT INTO alias_rules (${aliasRuleColumns}) VALUES (@account_id, @alias, @candidates, @reasoning, @updated_at, @updated_by)
        ON CONFLICT (account_id, alias) DO UPDATE SET candidates = excluded.candidates, reasoning = excluded.reasoning,

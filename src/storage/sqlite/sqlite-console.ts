@@ -108,12 +108,15 @@ export function createSqliteConsole(db: Database, newestAudit: (accountId: strin
       return rows.map((row) => ({ start: row.start, costNano: row.cost_nano, requests: row.requests, errors: row.errors }));
     },
     async usageBy(accountId, { from, to, by }) {
-      const rows = by === 'model' ? sql().usageByModel.all({ accountId, from, to, unknown: UNKNOWN_MODEL }) : sql().usageByKey.all({ accountId, from, to });
+      const rows =
+        by === 'model' ? sql().usageByModel.all({ accountId, from, to, unknown: UNKNOWN_MODEL }) : sql().usageByKey.all({ accountId, from, to });
       return rows.map(usageFromRow);
     },
     async listFunds(accountId, { limit, beforeId }) {
       assertPageLimit(limit);
-      return sql().funds.all({ accountId, beforeId: beforeId ?? null, limit }).map(fundsFromRow);
+      return sql()
+        .funds.all({ accountId, beforeId: beforeId ?? null, limit })
+        .map(fundsFromRow);
     },
 
     async claimMembership(accountId, address, at) {

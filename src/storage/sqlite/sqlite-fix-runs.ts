@@ -26,7 +26,13 @@ export function createSqliteFixRuns(db: Database, sql: () => Statements, ledger:
   });
 
   const finish = db.transaction(
-    (runId: string, status: Exclude<FixRunStatus, 'running'>, result: Record<string, unknown>, finishedAt: string, receipt: ReceiptRecord): boolean => {
+    (
+      runId: string,
+      status: Exclude<FixRunStatus, 'running'>,
+      result: Record<string, unknown>,
+      finishedAt: string,
+      receipt: ReceiptRecord,
+    ): boolean => {
       const { changes } = sql().finishFixRun.run({ id: runId, status, result: JSON.stringify(result), finishedAt });
       if (changes === 0) return false;
       recordReceipt(receipt);

@@ -19,7 +19,12 @@ function prepareLedger(db: Database) {
     heldOfKeyDay: one<number>('SELECT coalesce(sum(amount_nano), 0) FROM holds WHERE key_id = ? AND day = ?'),
     chargedOfKeyDay: one<number>('SELECT coalesce(sum(charged_nano), 0) FROM key_daily_spend WHERE key_id = ? AND day = ?'),
     chargedOfAccountMonth: one<number>('SELECT coalesce(sum(charged_nano), 0) FROM account_monthly_spend WHERE account_id = ? AND month = ?'),
-    insertHold: db.prepare<[SqliteHoldRow]>(`INSERT INTO holds (${holdColumns}) VALUES (${holdColumns.split(', ').map((column) => `@${column}`).join(', ')})`),
+    insertHold: db.prepare<[SqliteHoldRow]>(
+      `INSERT INTO holds (${holdColumns}) VALUES (${holdColumns
+        .split(', ')
+        .map((column) => `@${column}`)
+        .join(', ')})`,
+    ),
     deleteHold: db.prepare<[string], { day: string; month: string }>('DELETE FROM holds WHERE id = ? RETURNING day, month'),
     chargeKeyDay: db.prepare<[string, string, string, number]>(
       `INSERT INTO key_daily_spend (key_id, day, account_id, charged_nano) VALUES (?, ?, ?, ?)
@@ -33,7 +38,9 @@ function prepareLedger(db: Database) {
     allHolds: db.prepare<[], SqliteHoldRow>(`SELECT ${holdColumns} FROM holds`),
     holdsOfAccount: db.prepare<[string], SqliteHoldRow>(`SELECT ${holdColumns} FROM holds WHERE account_id = ? ORDER BY created_at`),
     setBudget: db.prepare<[number | null, string]>('UPDATE accounts SET monthly_budget_nano = ? WHERE id = ?'),
-    insertAudit: db.prepare<[string, string, string, string, string]>('INSERT INTO audit_log (account_id, at, actor, action, detail) VALUES (?, ?, ?, ?, ?)'),
+    insertAudit: db.prepare<[string, string, string, string, string]>(
+      'INSERT INTO audit_log (account_id, at, actor, action, detail) VALUES (?, ?, ?, ?, ?)',
+    ),
   };
 }
 
@@ -58,8 +65,7 @@ export function createSqliteLedger(db: Database) {
     }
     const budget = account?.monthly_budget_nano ?? null;
     if (budget !== null) {
-      const used =
-        statements.chargedOfAccountMonth.get(hold.accountId, hold.month)! + statements.heldOfAccountMonth.get(hold.accountId, hold.month)!;
+      const used = statements.chargedOfAccountMonth.get(hold.accountId, hold.month)! + statements.heldOfAccountMonth.get(hold.accountId, hold.month)!;
       if (used + hold.amountNano > budget) return { placed: false, reason: 'monthly_budget', remainingNano: budget - used };
     }
     statements.insertHold.run(holdToSqlite(hold));

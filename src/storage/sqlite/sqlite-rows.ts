@@ -37,7 +37,10 @@ interface SqliteColumns<Row, Json extends keyof Row, Flag extends keyof Row> {
 
 /** The conversion of one table's rows, given which of its columns SQLite keeps as JSON text and which as 0/1. */
 function columns<Row>() {
-  return <Json extends keyof Row = never, Flag extends keyof Row = never>(json: readonly Json[], flags: readonly Flag[] = []): SqliteColumns<Row, Json, Flag> => ({
+  return <Json extends keyof Row = never, Flag extends keyof Row = never>(
+    json: readonly Json[],
+    flags: readonly Flag[] = [],
+  ): SqliteColumns<Row, Json, Flag> => ({
     toSqlite(row) {
       const stored = { ...row } as Record<PropertyKey, unknown>;
       for (const column of json) stored[column] = row[column] === null || row[column] === undefined ? null : JSON.stringify(row[column]);
@@ -85,5 +88,8 @@ export const fixRunToSqlite = (run: FixRunRecord) => fixRuns.toSqlite(fixRunToRo
 export const fixRunFromSqlite = (row: SqliteFixRunRow) => fixRunFromRow(fixRuns.fromSqlite(row));
 export const fixRunEventToSqlite = (event: FixRunEvent) => fixRunEvents.toSqlite(fixRunEventToRow(event));
 export const fixRunEventFromSqlite = (row: SqliteFixRunEventRow) => fixRunEventFromRow(fixRunEvents.fromSqlite(row));
-export const aliasRuleToSqlite = (accountId: string, rule: AliasRule): SqliteAliasRuleRow => ({ account_id: accountId, ...aliasRules.toSqlite(aliasRuleToRow(rule)) });
+export const aliasRuleToSqlite = (accountId: string, rule: AliasRule): SqliteAliasRuleRow => ({
+  account_id: accountId,
+  ...aliasRules.toSqlite(aliasRuleToRow(rule)),
+});
 export const aliasRuleFromSqlite = (row: SqliteAliasRuleRow) => aliasRuleFromRow(aliasRules.fromSqlite(row));

@@ -34,7 +34,10 @@ runStoreContract('sqlite :memory:', async () => createSqliteStore(':memory:'));
 describe('sqlite store', () => {
   test('migrations are numbered in increasing order', () => {
     const versions = migrations.map((migration) => migration.version);
-    assert.deepEqual(versions, [...versions].sort((a, b) => a - b));
+    assert.deepEqual(
+      versions,
+      [...versions].sort((a, b) => a - b),
+    );
     assert.equal(new Set(versions).size, versions.length);
   });
 
@@ -94,9 +97,7 @@ describe('sqlite store', () => {
       await store.migrate();
       await store.close();
     `;
-    await Promise.all(
-      Array.from({ length: 4 }, () => run(process.execPath, ['--import', 'tsx', '--input-type=module', '--eval', script])),
-    );
+    await Promise.all(Array.from({ length: 4 }, () => run(process.execPath, ['--import', 'tsx', '--input-type=module', '--eval', script])));
     const store = createSqliteStore(path);
     await store.migrate();
     assert.equal(await store.getBalance(DEFAULT_ACCOUNT_ID), 0);

@@ -181,7 +181,8 @@ export function createSqliteStore(path: string): Store {
       return ledger.keyDaySpend(keyId, day);
     },
     async setMonthlyBudget(accountId, nano, actor) {
-      if (nano !== null && (!Number.isSafeInteger(nano) || nano < 0)) throw new RangeError(`a budget must be a whole number of nano-USD, got ${nano}`);
+      if (nano !== null && (!Number.isSafeInteger(nano) || nano < 0))
+        throw new RangeError(`a budget must be a whole number of nano-USD, got ${nano}`);
       ledger.setMonthlyBudget.immediate(accountId, nano, actor);
     },
     async getReceipt(accountId, id) {

@@ -86,16 +86,12 @@ export function prepareStatements(db: Database): Statements {
 
     insertReceipt: db.prepare(`INSERT INTO receipts (${receiptColumns}) VALUES (${namedValues(receiptColumns)})`),
     receipt: db.prepare(`SELECT ${receiptColumns} FROM receipts WHERE account_id = ? AND id = ?`),
-    newestReceipts: db.prepare(
-      `SELECT ${receiptColumns} FROM receipts WHERE account_id = ? ORDER BY created_at DESC, id DESC LIMIT ?`,
-    ),
+    newestReceipts: db.prepare(`SELECT ${receiptColumns} FROM receipts WHERE account_id = ? ORDER BY created_at DESC, id DESC LIMIT ?`),
     receiptsBefore: db.prepare(
       `SELECT ${receiptColumns} FROM receipts WHERE account_id = ? AND created_at < ? ORDER BY created_at DESC, id DESC LIMIT ?`,
     ),
 
-    insertFunds: db.prepare(
-      "INSERT INTO ledger_entries (account_id, at, kind, amount_nano, receipt_id, note) VALUES (?, ?, 'funds', ?, NULL, ?)",
-    ),
+    insertFunds: db.prepare("INSERT INTO ledger_entries (account_id, at, kind, amount_nano, receipt_id, note) VALUES (?, ?, 'funds', ?, NULL, ?)"),
     // Funds come from the ledger; charges are the receipts' costs.
     ledgerTotals: db.prepare(
       `SELECT (SELECT coalesce(sum(amount_nano), 0) FROM ledger_entries WHERE account_id = @accountId AND kind = 'funds') AS funds,

@@ -29,7 +29,16 @@ export function SpendChart({ series, label, from, to }: { series: Bucket[]; labe
           y: { range: (_chart, _min, max) => [0, Math.max(1, max) * 1.1] },
         },
         axes: [{}, { values: (_chart, ticks) => ticks.map((tick) => usdOfNano(tick)), size: 96 }],
-        series: [{}, { label: 'Spend', stroke: '#2557d6', fill: 'rgba(37, 87, 214, 0.25)', paths: uPlot.paths.bars!({ size: [0.8, 40] }), points: { show: false } }],
+        series: [
+          {},
+          {
+            label: 'Spend',
+            stroke: '#2557d6',
+            fill: 'rgba(37, 87, 214, 0.25)',
+            paths: uPlot.paths.bars!({ size: [0.8, 40] }),
+            points: { show: false },
+          },
+        ],
       },
       [xs, ys],
       element,

@@ -52,7 +52,13 @@ export function BalancePage() {
               <div class="row">
                 <label>
                   Amount (USD)
-                  <input required inputMode="decimal" value={amount} onInput={(event) => setAmount((event.target as HTMLInputElement).value)} placeholder="25.00" />
+                  <input
+                    required
+                    inputMode="decimal"
+                    value={amount}
+                    onInput={(event) => setAmount((event.target as HTMLInputElement).value)}
+                    placeholder="25.00"
+                  />
                 </label>
                 <label>
                   Note
@@ -74,7 +80,9 @@ export function BalancePage() {
                   <thead>
                     <tr>
                       <th scope="col">When</th>
-                      <th scope="col" class="num">Amount</th>
+                      <th scope="col" class="num">
+                        Amount
+                      </th>
                       <th scope="col">Note</th>
                     </tr>
                   </thead>

@@ -36,8 +36,8 @@ function NewKey({ value, onDone }: { value: string; onDone: () => void }) {
         </button>
       </p>
       <p class="advice">
-        Keep keys in tool settings or environment variables, never in browser code or repositories. To rotate: create a replacement with the same scopes
-        and models, deploy it beside the old key, watch <em>Last used</em> on both, then revoke the old key. Revocation is immediate.
+        Keep keys in tool settings or environment variables, never in browser code or repositories. To rotate: create a replacement with the same
+        scopes and models, deploy it beside the old key, watch <em>Last used</em> on both, then revoke the old key. Revocation is immediate.
       </p>
       <button type="button" onClick={onDone}>
         Done
@@ -58,7 +58,10 @@ function CreateKeyForm({ onCreated }: { onCreated: (key: string) => void }) {
     action.run(async () => {
       const scopes = [...(form.inference ? ['inference'] : []), ...(form.fix ? ['fix'] : [])];
       if (!scopes.length) throw new Error('Choose at least one scope.');
-      const models = form.models.split(',').map((model) => model.trim()).filter(Boolean);
+      const models = form.models
+        .split(',')
+        .map((model) => model.trim())
+        .filter(Boolean);
       const created = await api<{ key: string }>('POST', '/keys', {
         name: form.name,
         scopes,
@@ -127,10 +130,17 @@ function RevokeButton({ keyView, onRevoked }: { keyView: KeyView; onRevoked: () 
   return (
     <span class="confirm" role="group" aria-label={`Confirm revoking ${keyView.prefix}`}>
       <span>Revoke {keyView.prefix}? Requests with it fail at once; this cannot be undone.</span>
-      <button type="button" class="danger" disabled={action.busy} onClick={() => action.run(async () => {
-        await api('POST', `/keys/${keyView.id}/revoke`);
-        onRevoked();
-      })}>
+      <button
+        type="button"
+        class="danger"
+        disabled={action.busy}
+        onClick={() =>
+          action.run(async () => {
+            await api('POST', `/keys/${keyView.id}/revoke`);
+            onRevoked();
+          })
+        }
+      >
         Yes, revoke
       </button>
       <button type="button" onClick={() => setConfirming(false)}>
@@ -172,7 +182,9 @@ export function KeysPage() {
                     <th scope="col">Scopes</th>
                     <th scope="col">Models</th>
                     <th scope="col">Limits</th>
-                    <th scope="col" class="num">Spent today</th>
+                    <th scope="col" class="num">
+                      Spent today
+                    </th>
                     <th scope="col">Last used</th>
                     <th scope="col">Status</th>
                     <th scope="col">

@@ -29,8 +29,8 @@ function BudgetForm({ limits, onSaved }: { limits: Limits; onSaved: () => void }
     >
       <h2>Monthly budget</h2>
       <p>
-        {limits.month.period}: spent {usd(limits.month.spend)}, held {usd(limits.month.held)}. Requests that would pass the budget (charges plus holds)
-        are refused with <code>budget_exceeded</code>.
+        {limits.month.period}: spent {usd(limits.month.spend)}, held {usd(limits.month.held)}. Requests that would pass the budget (charges plus
+        holds) are refused with <code>budget_exceeded</code>.
       </p>
       <label>
         Budget (USD per UTC month)
@@ -104,9 +104,7 @@ export function LimitsPage() {
             <>
               <BudgetForm limits={limits} onSaved={loaded.reload} />
               <h2>Per-key limits</h2>
-              <p>
-                Daily limits reset at midnight UTC. Keys without a rate limit allow {limits.default_rate_limit_per_minute} requests per minute.
-              </p>
+              <p>Daily limits reset at midnight UTC. Keys without a rate limit allow {limits.default_rate_limit_per_minute} requests per minute.</p>
               {active.length === 0 ? (
                 <Empty>No active keys.</Empty>
               ) : (

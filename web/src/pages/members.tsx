@@ -67,7 +67,13 @@ export function MembersPage({ session }: { session: SessionInfo }) {
           <h2>Add a member</h2>
           <label>
             Wallet address
-            <input required value={address} onInput={(event) => setAddress((event.target as HTMLInputElement).value)} placeholder="0x…" pattern="^0x[0-9a-fA-F]{40}$" />
+            <input
+              required
+              value={address}
+              onInput={(event) => setAddress((event.target as HTMLInputElement).value)}
+              placeholder="0x…"
+              pattern="^0x[0-9a-fA-F]{40}$"
+            />
           </label>
           <FormError error={action.error} />
           <button type="submit" disabled={action.busy}>

@@ -32,10 +32,18 @@ function UsageTable({ rows, caption, name }: { rows: UsageRow[]; caption: string
         <thead>
           <tr>
             <th scope="col">{name}</th>
-            <th scope="col" class="num">Requests</th>
-            <th scope="col" class="num">Errors</th>
-            <th scope="col" class="num">Tokens in / out</th>
-            <th scope="col" class="num">Cost</th>
+            <th scope="col" class="num">
+              Requests
+            </th>
+            <th scope="col" class="num">
+              Errors
+            </th>
+            <th scope="col" class="num">
+              Tokens in / out
+            </th>
+            <th scope="col" class="num">
+              Cost
+            </th>
           </tr>
         </thead>
         <tbody>

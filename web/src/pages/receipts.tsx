@@ -61,13 +61,10 @@ export function ReceiptsPage({ path }: { path: string }) {
   useEffect(() => {
     setRows(null);
     setError(null);
-    load(null).then(
-      (page) => {
-        setRows(page.data);
-        setCursor(page.next_cursor);
-      },
-      setError,
-    );
+    load(null).then((page) => {
+      setRows(page.data);
+      setCursor(page.next_cursor);
+    }, setError);
   }, [search]);
 
   const apply = (event: Event) => {
@@ -142,7 +139,9 @@ export function ReceiptsPage({ path }: { path: string }) {
                   <th scope="col">Model</th>
                   <th scope="col">Key</th>
                   <th scope="col">Status</th>
-                  <th scope="col" class="num">Cost</th>
+                  <th scope="col" class="num">
+                    Cost
+                  </th>
                 </tr>
               </thead>
               <tbody>
@@ -287,7 +286,9 @@ export function ReceiptDetailPage({ id }: { id: string }) {
                       <th scope="col">Model</th>
                       <th scope="col">Outcome</th>
                       <th scope="col">Detail</th>
-                      <th scope="col" class="num">Latency</th>
+                      <th scope="col" class="num">
+                        Latency
+                      </th>
                     </tr>
                   </thead>
                   <tbody>

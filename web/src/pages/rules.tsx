@@ -68,7 +68,8 @@ function AliasEditor({ alias, models, onSaved }: { alias: AliasView; models: Mod
               <span class="model">
                 <code>{id}</code>
                 <span class="hint">
-                  {model && `${usd(model.prices_per_million_tokens.input)} in / ${usd(model.prices_per_million_tokens.output)} out per 1M · ${capabilities(model)}`}
+                  {model &&
+                    `${usd(model.prices_per_million_tokens.input)} in / ${usd(model.prices_per_million_tokens.output)} out per 1M · ${capabilities(model)}`}
                 </span>
               </span>
               <span class="actions">
@@ -78,7 +79,12 @@ function AliasEditor({ alias, models, onSaved }: { alias: AliasView; models: Mod
                 <button type="button" disabled={index === candidates.length - 1} onClick={() => move(index, 1)} aria-label={`Move ${id} down`}>
                   ↓
                 </button>
-                <button type="button" disabled={candidates.length === 1} onClick={() => setCandidates(candidates.filter((other) => other !== id))} aria-label={`Remove ${id}`}>
+                <button
+                  type="button"
+                  disabled={candidates.length === 1}
+                  onClick={() => setCandidates(candidates.filter((other) => other !== id))}
+                  aria-label={`Remove ${id}`}
+                >
                   Remove
                 </button>
               </span>
@@ -132,12 +138,19 @@ export function RulesPage() {
   return (
     <section aria-labelledby="rules-title">
       <h1 id="rules-title">Rules</h1>
-      <p>Each alias tries its candidates in order and falls back to the next when one fails. Changes apply to every gateway process within a second.</p>
+      <p>
+        Each alias tries its candidates in order and falls back to the next when one fails. Changes apply to every gateway process within a second.
+      </p>
       <Load loaded={loaded} what="rules">
         {(rules) => (
           <>
             {rules.aliases.map((alias) => (
-              <AliasEditor key={`${alias.alias}:${alias.candidates.join()}:${alias.reasoning}`} alias={alias} models={rules.models} onSaved={loaded.reload} />
+              <AliasEditor
+                key={`${alias.alias}:${alias.candidates.join()}:${alias.reasoning}`}
+                alias={alias}
+                models={rules.models}
+                onSaved={loaded.reload}
+              />
             ))}
             <div class="table-wrap">
               <table>
@@ -145,10 +158,18 @@ export function RulesPage() {
                 <thead>
                   <tr>
                     <th scope="col">Model</th>
-                    <th scope="col" class="num">Input / 1M</th>
-                    <th scope="col" class="num">Cached / 1M</th>
-                    <th scope="col" class="num">Output / 1M</th>
-                    <th scope="col" class="num">Context</th>
+                    <th scope="col" class="num">
+                      Input / 1M
+                    </th>
+                    <th scope="col" class="num">
+                      Cached / 1M
+                    </th>
+                    <th scope="col" class="num">
+                      Output / 1M
+                    </th>
+                    <th scope="col" class="num">
+                      Context
+                    </th>
                     <th scope="col">Capabilities</th>
                   </tr>
                 </thead>
