@@ -4,6 +4,7 @@ import { GatewayError } from '../../errors/gateway-error.ts';
 import { formatUsd } from '../../lib/money.ts';
 import type { ReceiptCursor, SpendBucket, UsageRow } from '../../storage/records.ts';
 import type { GatewayDeps } from '../gateway-deps.ts';
+import { renderAccountSummary } from '../render-account-summary.ts';
 import { renderReceipt } from '../render-receipt.ts';
 import { signedIn } from './console-guard.ts';
 import { displayAddress, parseWith, usd } from './console-json.ts';
@@ -78,18 +79,8 @@ export function registerReportsRoutes(app: FastifyInstance, deps: GatewayDeps): 
       deps.store.listKeys(session.accountId),
     ]);
     const keyById = new Map(keys.map((key) => [key.id, key]));
-    const spent = summary.monthChargedNano + summary.monthHeldNano;
     return {
-      balance: formatUsd(summary.balanceNano),
-      available: formatUsd(summary.balanceNano - summary.heldNano),
-      holds: { count: summary.holdCount, total: formatUsd(summary.heldNano) },
-      month: {
-        period: month,
-        spend: formatUsd(summary.monthChargedNano),
-        held: formatUsd(summary.monthHeldNano),
-        budget: summary.monthlyBudgetNano === null ? null : formatUsd(summary.monthlyBudgetNano),
-        remaining: summary.monthlyBudgetNano === null ? null : formatUsd(Math.max(0, summary.monthlyBudgetNano - spent)),
-      },
+      ...renderAccountSummary(summary),
       range: { from, to, bucket },
       series: series.map(renderBucket),
       by_model: byModel.map(renderUsage),
@@ -144,10 +135,11 @@ export function registerReportsRoutes(app: FastifyInstance, deps: GatewayDeps): 
     const query = parseWith(pageQuery, request.query);
     const summary = await deps.store.accountSummary(session.accountId, new Date(deps.now()).toISOString().slice(0, 7));
     const funds = await deps.store.listFunds(session.accountId, { limit: query.limit, beforeId: query.before });
+    const { balance, available, holds } = renderAccountSummary(summary);
     return {
-      balance: formatUsd(summary.balanceNano),
-      available: formatUsd(summary.balanceNano - summary.heldNano),
-      holds: { count: summary.holdCount, total: formatUsd(summary.heldNano) },
+      balance,
+      available,
+      holds,
       funds: funds.map((entry) => ({ id: entry.id, at: entry.at, amount: formatUsd(entry.amountNano), note: entry.note })),
       next_before: funds.length === query.limit ? funds.at(-1)!.id : null,
     };

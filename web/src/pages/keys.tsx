@@ -1,5 +1,6 @@
 import { useState } from 'preact/hooks';
 import { api } from '../api.ts';
+import { ConfirmButton } from '../components/confirm-button.tsx';
 import { Empty, FormError, Load, useAction, useApi } from '../components/states.tsx';
 import { usd, when } from '../money.ts';
 
@@ -118,36 +119,18 @@ function CreateKeyForm({ onCreated }: { onCreated: (key: string) => void }) {
 }
 
 function RevokeButton({ keyView, onRevoked }: { keyView: KeyView; onRevoked: () => void }) {
-  const [confirming, setConfirming] = useState(false);
-  const action = useAction();
   if (keyView.status !== 'active') return null;
-  if (!confirming)
-    return (
-      <button type="button" class="danger" onClick={() => setConfirming(true)} aria-label={`Revoke ${keyView.name} (${keyView.prefix})`}>
-        Revoke
-      </button>
-    );
   return (
-    <span class="confirm" role="group" aria-label={`Confirm revoking ${keyView.prefix}`}>
-      <span>Revoke {keyView.prefix}? Requests with it fail at once; this cannot be undone.</span>
-      <button
-        type="button"
-        class="danger"
-        disabled={action.busy}
-        onClick={() =>
-          action.run(async () => {
-            await api('POST', `/keys/${keyView.id}/revoke`);
-            onRevoked();
-          })
-        }
-      >
-        Yes, revoke
-      </button>
-      <button type="button" onClick={() => setConfirming(false)}>
-        Cancel
-      </button>
-      <FormError error={action.error} />
-    </span>
+    <ConfirmButton
+      label="Revoke"
+      verb="revoke"
+      subject={`${keyView.name} (${keyView.prefix})`}
+      warning={`Revoke ${keyView.prefix}? Requests with it fail at once; this cannot be undone.`}
+      action={async () => {
+        await api('POST', `/keys/${keyView.id}/revoke`);
+        onRevoked();
+      }}
+    />
   );
 }
 

@@ -1,5 +1,6 @@
 import { useState } from 'preact/hooks';
 import { api, type SessionInfo } from '../api.ts';
+import { ConfirmButton } from '../components/confirm-button.tsx';
 import { FormError, Load, useAction, useApi } from '../components/states.tsx';
 import { when } from '../money.ts';
 
@@ -11,35 +12,17 @@ interface Member {
 }
 
 function RemoveButton({ member, onRemoved }: { member: Member; onRemoved: () => void }) {
-  const [confirming, setConfirming] = useState(false);
-  const action = useAction();
-  if (!confirming)
-    return (
-      <button type="button" class="danger" onClick={() => setConfirming(true)} aria-label={`Remove ${member.address}`}>
-        Remove
-      </button>
-    );
   return (
-    <span class="confirm" role="group" aria-label={`Confirm removing ${member.address}`}>
-      <span>Remove this member? Their sessions end at once.</span>
-      <button
-        type="button"
-        class="danger"
-        disabled={action.busy}
-        onClick={() =>
-          action.run(async () => {
-            await api('DELETE', `/members/${member.address}`);
-            onRemoved();
-          })
-        }
-      >
-        Yes, remove
-      </button>
-      <button type="button" onClick={() => setConfirming(false)}>
-        Cancel
-      </button>
-      <FormError error={action.error} />
-    </span>
+    <ConfirmButton
+      label="Remove"
+      verb="remove"
+      subject={member.address}
+      warning="Remove this member? Their sessions end at once."
+      action={async () => {
+        await api('DELETE', `/members/${member.address}`);
+        onRemoved();
+      }}
+    />
   );
 }
 
