@@ -109,3 +109,22 @@ describe('deep nesting is refused at parse time, never crashed on', () => {
     assert.equal(response.status, 200);
   });
 });
+
+describe('the body limit', () => {
+  test('a body above server.body_limit_bytes (8 MiB by default): invalid_request with status 413, naming the limit, a receipt at cost 0', async () => {
+    const harness = await startHarness();
+    try {
+      const content = 'x'.repeat(8 * 1024 * 1024);
+      const response = await harness.post('/v1/chat/completions', { model: 'up/alpha', messages: [{ role: 'user', content }] });
+      assert.equal(response.status, 413);
+      const error = await envelope(response);
+      assert.equal(error.code, 'invalid_request');
+      assert.match((error as unknown as { message: string }).message, /8388608 bytes; server\.body_limit_bytes/);
+      const receipt = JSON.parse(await (await harness.get(`/v1/receipts/${response.headers.get('x-svc-receipt-id')}`)).text());
+      assert.deepEqual([receipt.status, receipt.cost], ['failed', '0.000000000']);
+      assert.equal(harness.fake.requests.length, 0);
+    } finally {
+      await harness.close();
+    }
+  });
+});

@@ -140,7 +140,7 @@ export const configSchema = z
           .number()
           .int()
           .positive()
-          .default(20 * 1024 * 1024),
+          .default(8 * 1024 * 1024),
       })
       .strict()
       .default({}),

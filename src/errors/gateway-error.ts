@@ -7,17 +7,20 @@ export class GatewayError extends Error {
   readonly headers: Record<string, string>;
   /** The field or reason the error is about, when one is (the envelope's `param`). */
   readonly param: string | null;
+  /** An HTTP status other than the code's own, where HTTP has a more precise one (413 for a body too large). */
+  private readonly statusOverride: number | undefined;
 
-  constructor(code: ErrorCode, message: string, headers: Record<string, string> = {}, param: string | null = null) {
+  constructor(code: ErrorCode, message: string, headers: Record<string, string> = {}, param: string | null = null, status?: number) {
     super(message);
     this.name = 'GatewayError';
     this.code = code;
     this.headers = headers;
     this.param = param;
+    this.statusOverride = status;
   }
 
   get status(): number {
-    return errorCatalog[this.code].status;
+    return this.statusOverride ?? errorCatalog[this.code].status;
   }
 
   get retryable(): boolean {

@@ -12,7 +12,13 @@ function fromFastify(error: FastifyError, bodyLimit: number): GatewayError | nul
     case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':
       return new GatewayError('invalid_request', 'The body is not valid JSON.');
     case 'FST_ERR_CTP_BODY_TOO_LARGE':
-      return new GatewayError('invalid_request', `The body is larger than ${bodyLimit} bytes.`);
+      return new GatewayError(
+        'invalid_request',
+        `The body is larger than the gateway accepts (${bodyLimit} bytes; server.body_limit_bytes).`,
+        {},
+        null,
+        413,
+      );
     case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
       return new GatewayError('invalid_request', 'Send the body as JSON with Content-Type: application/json.');
   }
