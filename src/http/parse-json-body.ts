@@ -21,16 +21,23 @@ function pathOf(frame: Frame): string {
  * check itself cannot overflow the stack whatever the nesting.
  */
 export function assertBodyDepth(body: unknown, maxDepth = MAX_BODY_DEPTH): void {
+  if (typeof body !== 'object' || body === null) return;
+  // Only containers go on the stack: strings and numbers, most of a body, cost nothing here.
   const stack: Frame[] = [{ value: body, depth: 0, parent: null, key: null }];
   while (stack.length > 0) {
     const frame = stack.pop()!;
-    const { value } = frame;
-    if (typeof value !== 'object' || value === null) continue;
     if (frame.depth >= maxDepth) {
-      throw new GatewayError('invalid_request', `${pathOf(frame)} nests deeper than ${maxDepth} levels.`, {}, pathOf(frame));
+      const path = pathOf(frame);
+      throw new GatewayError('invalid_request', `${path} nests deeper than ${maxDepth} levels.`, {}, path);
     }
-    if (Array.isArray(value)) value.forEach((entry, index) => stack.push({ value: entry, depth: frame.depth + 1, parent: frame, key: index }));
-    else for (const [key, entry] of Object.entries(value)) stack.push({ value: entry, depth: frame.depth + 1, parent: frame, key });
+    const container = frame.value as Record<string, unknown>;
+    const isArray = Array.isArray(container);
+    for (const key in container) {
+      const child = container[key];
+      if (typeof child === 'object' && child !== null) {
+        stack.push({ value: child, depth: frame.depth + 1, parent: frame, key: isArray ? Number(key) : key });
+      }
+    }
   }
 }
 
