@@ -31,6 +31,14 @@ models:
     context_window: 128000
     max_output_tokens: 4096
     capabilities: { tools: true, vision: false, reasoning: false }
+  # Room for any prompt the body limit lets in (bench/huge-prompts.ts).
+  - id: fast/vast
+    provider: fast
+    upstream: bench-echo-1
+    price: { input: "0.10", output: "0.20" }
+    context_window: 8000000
+    max_output_tokens: 4096
+    capabilities: { tools: false, vision: false, reasoning: false }
 aliases:
   svc/fast: { candidates: [fast/echo], reasoning: low }
   svc/balanced: { candidates: [fast/echo], reasoning: medium }

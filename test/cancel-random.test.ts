@@ -1,7 +1,7 @@
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { estimateTextTokens } from '../src/protocol/canonical/token-estimate.ts';
+import { countTextTokens } from '../src/protocol/canonical/text-token-count.ts';
 import { DEFAULT_ACCOUNT_ID } from '../src/storage/store.ts';
 import { readUntil, startHarness, sseData, type Harness } from './helpers/gateway-harness.ts';
 
@@ -51,10 +51,10 @@ test('streams cancelled at random points: charged for what was generated, hold r
     assert.equal(receipt.usage_estimated, true);
     // What was generated lies between what reached us and the whole answer.
     assert.ok(
-      receipt.usage.completion_tokens >= estimateTextTokens(received),
+      receipt.usage.completion_tokens >= (await countTextTokens(received)),
       `round ${round}: billed ${receipt.usage.completion_tokens} for ${received.length} chars received`,
     );
-    assert.ok(receipt.usage.completion_tokens < estimateTextTokens(answer), `round ${round}: not the whole answer`);
+    assert.ok(receipt.usage.completion_tokens < (await countTextTokens(answer)), `round ${round}: not the whole answer`);
     assert.notEqual(receipt.cost, '0.000000000');
     assert.deepEqual(await store.listHolds(DEFAULT_ACCOUNT_ID), [], `round ${round}: hold released`);
   }

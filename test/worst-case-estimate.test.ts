@@ -369,7 +369,7 @@ describe('the input bound of a hold against what providers report', () => {
         const reported = answer.usage!.prompt_tokens;
 
         const model = harness.gateway.deps.catalog.models.get(modelId)!;
-        const estimate = estimateInputTokens(parseChatCompletionRequest(body).request, model);
+        const estimate = await estimateInputTokens(parseChatCompletionRequest(body).request, model);
         assert.ok(reported <= estimate, `${sample.name} on ${modelId}: provider counts ${reported}, the bound is only ${estimate}`);
         if (sample.tight) {
           assert.ok(

@@ -48,11 +48,22 @@ export class MeteredRequest {
    * Hold the worst case before any provider is called: atomically, against the available
    * balance, the key's daily limit and the monthly budget. Refused: nothing is held, and the
    * request fails with insufficient_balance or budget_exceeded at cost 0.
+   *
+   * `tighter` gives a lower worst case that costs work to find (counting the prompt): asked only
+   * when the first one was refused, and tried only when it fits what the refusal left.
    */
-  async reserve(worstCaseNano: number): Promise<void> {
-    const decision = await this.store.placeHold(this.holdFor(worstCaseNano), this.start.key.dailyLimitNano);
-    if (!decision.placed) throw holdRefusal(decision, worstCaseNano);
-    this.holdNano = worstCaseNano;
+  async reserve(worstCaseNano: number, tighter?: () => Promise<number>): Promise<void> {
+    let amount = worstCaseNano;
+    let decision = await this.store.placeHold(this.holdFor(amount), this.start.key.dailyLimitNano);
+    if (!decision.placed && tighter) {
+      const lower = await tighter();
+      if (lower < amount && lower <= decision.remainingNano) {
+        amount = lower;
+        decision = await this.store.placeHold(this.holdFor(amount), this.start.key.dailyLimitNano);
+      }
+    }
+    if (!decision.placed) throw holdRefusal(decision, amount);
+    this.holdNano = amount;
   }
 
   /** The hold this request places for `amountNano`; sharing its id with the receipt. */

@@ -45,7 +45,7 @@ export class StreamedAnswer {
 
   /** The stream finished: returns the usage charged (reported, else estimated). */
   async succeeded(reported: Usage | undefined): Promise<Usage> {
-    const usage = reported ?? estimateUsage(this.request, this.model, this.forwardedText);
+    const usage = reported ?? (await estimateUsage(this.request, this.model, this.forwardedText));
     this.metered.answeredBy(this.model, usage, !reported);
     this.record('succeeded');
     await this.metered.settle('succeeded', null);
@@ -54,19 +54,19 @@ export class StreamedAnswer {
 
   /** The client left: what was generated so far is charged. */
   async cancelled(): Promise<void> {
-    this.chargeWhatWasSent();
+    await this.chargeWhatWasSent();
     this.record('cancelled', 'request_cancelled');
     await this.metered.settle('cancelled', 'request_cancelled');
   }
 
   async failed(error: GatewayError): Promise<void> {
-    this.chargeWhatWasSent();
+    await this.chargeWhatWasSent();
     this.record('failed', error.code, error.message);
     await this.metered.settle('failed', error.code);
   }
 
-  private chargeWhatWasSent(): void {
-    if (!this.metered.hasAnswer) this.metered.answeredBy(this.model, estimateUsage(this.request, this.model, this.forwardedText), true);
+  private async chargeWhatWasSent(): Promise<void> {
+    if (!this.metered.hasAnswer) this.metered.answeredBy(this.model, await estimateUsage(this.request, this.model, this.forwardedText), true);
   }
 
   private record(outcome: 'succeeded' | 'failed' | 'cancelled', errorCode?: ErrorCode, detail?: string): void {

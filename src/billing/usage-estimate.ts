@@ -1,18 +1,19 @@
 import type { ModelConfig } from '../config/schema.ts';
 import type { ChatRequest } from '../protocol/canonical/chat-request.ts';
 import type { Usage } from '../protocol/canonical/chat-result.ts';
-import { countInputTokens, estimateTextTokens } from '../protocol/canonical/token-estimate.ts';
+import { countTextTokens } from '../protocol/canonical/text-token-count.ts';
+import { countInputTokens } from '../protocol/canonical/token-estimate.ts';
 
 /**
  * Usage for an answer whose provider never reported it (a stream cut short, a cancelled
  * call): the whole prompt, which the provider has processed, plus what was forwarded.
  */
-export function estimateUsage(request: ChatRequest, model: ModelConfig, forwardedText: string): Usage {
+export async function estimateUsage(request: ChatRequest, model: ModelConfig, forwardedText: string): Promise<Usage> {
   return {
-    inputTokens: countInputTokens(request, model),
+    inputTokens: await countInputTokens(request, model),
     cachedInputTokens: 0,
     cacheWriteTokens: 0,
-    outputTokens: estimateTextTokens(forwardedText),
+    outputTokens: await countTextTokens(forwardedText),
     reasoningTokens: 0,
   };
 }

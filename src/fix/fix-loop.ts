@@ -51,7 +51,7 @@ export interface FixLoopContext {
   /** Actual cost of the calls so far. */
   spentNano(): number;
   /** The most the step's call may cost on the tier's candidates; throws a GatewayError when none can take it. */
-  worstCaseOf(request: ChatRequest): number;
+  worstCaseOf(request: ChatRequest): Promise<number>;
   /** One model call through the router (fallback included); throws a GatewayError when every candidate failed or the run was cancelled. */
   callModel(request: ChatRequest, stepIndex: number): Promise<StepAnswer>;
   /** Aborted when the run is cancelled or the gateway shuts down. */
@@ -108,10 +108,10 @@ export async function runFixLoop(context: FixLoopContext): Promise<FixOutcome> {
 
   for (let call = 1; call <= context.stepBudget; call++) {
     if (context.signal.aborted) return end('cancelled', { code: 'request_cancelled', message: 'The run was cancelled.' });
-    const request = previous ? retryStepRequest(agent, input, previous.reply, previous.problems) : firstStepRequest(agent, input);
+    const request = previous ? await retryStepRequest(agent, input, previous.reply, previous.problems) : firstStepRequest(agent, input);
     let worst: number;
     try {
-      worst = context.worstCaseOf(request);
+      worst = await context.worstCaseOf(request);
     } catch (error) {
       const failure = toGatewayError(error);
       return end('failed', { code: failure.code, message: `Step ${index + 1} cannot run: ${failure.message}` });

@@ -1,4 +1,4 @@
-import { estimateTextTokens } from '../protocol/canonical/token-estimate.ts';
+import { countTextTokens } from '../protocol/canonical/text-token-count.ts';
 import type { ChatMessage, ChatRequest } from '../protocol/canonical/chat-request.ts';
 import type { SourceFile } from './edits/source-file.ts';
 import type { FixAgent } from './fix-agents.ts';
@@ -59,7 +59,7 @@ export function firstStepRequest(agent: FixAgent, input: FixInput): ChatRequest 
  * A later step: the task, the previous reply and what was wrong with it. Only the last attempt
  * is kept, so every later step's prompt is bounded by the task plus one reply and the feedback.
  */
-export function retryStepRequest(agent: FixAgent, input: FixInput, previousReply: string, problems: string[]): ChatRequest {
+export async function retryStepRequest(agent: FixAgent, input: FixInput, previousReply: string, problems: string[]): Promise<ChatRequest> {
   const feedback =
     'None of your edits were applied, because:\n' +
     problems.map((problem) => `- ${problem}`).join('\n') +
@@ -68,7 +68,7 @@ export function retryStepRequest(agent: FixAgent, input: FixInput, previousReply
     { role: 'system', content: systemText(agent) },
     { role: 'user', content: [{ type: 'text', text: taskText(input) }] },
     { role: 'assistant', content: previousReply },
-    { role: 'user', content: [{ type: 'text', text: truncateToTokens(feedback, FEEDBACK_TOKENS) }] },
+    { role: 'user', content: [{ type: 'text', text: await truncateToTokens(feedback, FEEDBACK_TOKENS) }] },
   ]);
 }
 
@@ -77,14 +77,14 @@ function stepRequest(messages: ChatMessage[]): ChatRequest {
 }
 
 /** `text`, cut (with a note) so that it counts at most `limit` tokens. */
-export function truncateToTokens(text: string, limit: number): string {
-  if (estimateTextTokens(text) <= limit) return text;
+export async function truncateToTokens(text: string, limit: number): Promise<string> {
+  if ((await countTextTokens(text)) <= limit) return text;
   const note = '\n[... cut]';
   let length = text.length;
   while (length > 0) {
     length = Math.floor(length * 0.8);
     const cut = text.slice(0, length) + note;
-    if (estimateTextTokens(cut) <= limit) return cut;
+    if ((await countTextTokens(cut)) <= limit) return cut;
   }
   return note.trim();
 }

@@ -3,6 +3,7 @@ import type { MeteredRequest, RequestMeter } from '../billing/request-meter.ts';
 import { holdRefusal } from '../billing/request-meter.ts';
 import { estimateUsage } from '../billing/usage-estimate.ts';
 import { outputCapFor, worstCaseCost } from '../billing/worst-case.ts';
+import { countInput } from '../protocol/canonical/token-estimate.ts';
 import type { GatewayConfig, ModelConfig } from '../config/schema.ts';
 import { GatewayError, toGatewayError } from '../errors/gateway-error.ts';
 import type { ChatRequest } from '../protocol/canonical/chat-request.ts';
@@ -185,7 +186,11 @@ export class FixRunner {
         stepBudget: quote.stepBudget,
         maxCostNano: quote.maxCostNano,
         spentNano: () => metered.actualCostNano,
-        worstCaseOf: (request) => worstCaseCost(request, this.plan(quote, request).candidates),
+        worstCaseOf: async (request) => {
+          // A run's cap is checked on the counted prompt, never on its byte bound.
+          await countInput(request);
+          return worstCaseCost(request, (await this.plan(quote, request)).candidates);
+        },
         callModel: (request, stepIndex) => this.callModel(quote, request, stepIndex, metered, controller.signal),
         signal: controller.signal,
         stepStarted: (step) => emit('step.started', { step }),
@@ -243,7 +248,7 @@ export class FixRunner {
 
   /** One step's model call through the router, every attempt on the receipt with its step. */
   private async callModel(quote: FixQuoteRecord, request: ChatRequest, step: number, metered: MeteredRequest, signal: AbortSignal) {
-    const plan = this.plan(quote, request);
+    const plan = await this.plan(quote, request);
     const attempts: Attempt[] = [];
     let inFlight: ModelConfig | null = null;
     const record = () => metered.attempts.push(...[...plan.skipped, ...attempts].map((attempt) => ({ ...attempt, step })));
@@ -265,7 +270,7 @@ export class FixRunner {
         signal,
         health: this.deps.health,
       });
-      const usage = result.usage ?? estimateUsage(request, model, result.content);
+      const usage = result.usage ?? (await estimateUsage(request, model, result.content));
       const costNano = metered.addCall(model, usage, !result.usage);
       attempts.at(-1)!.costNano = costNano;
       record();
@@ -274,7 +279,7 @@ export class FixRunner {
     } catch (error) {
       // A cancelled call still made the provider read the prompt: never bill it as zero.
       if (signal.aborted && inFlight) {
-        const costNano = metered.addCall(inFlight, estimateUsage(request, inFlight, ''), true);
+        const costNano = metered.addCall(inFlight, await estimateUsage(request, inFlight, ''), true);
         const last = attempts.at(-1);
         if (last) last.costNano = costNano;
       }

@@ -26,10 +26,10 @@ const [cheap, dear, tiny] = config.models as [(typeof config.models)[number], (t
 const agent = findAgent('code-fix')!;
 const input = (content: string) => ({ files: [{ path: 'a.js', content }], tests: [], instruction: 'fix it' });
 
-test('the maximum is the worst first step plus the worst later steps, on the dearest candidate', () => {
+test('the maximum is the worst first step plus the worst later steps, on the dearest candidate', async () => {
   const request = firstStepRequest(agent, input('const a = 1;\n'));
-  const one = priceFix([cheap, dear], request, 1);
-  const three = priceFix([cheap, dear], request, 3);
+  const one = await priceFix([cheap, dear], request, 1);
+  const three = await priceFix([cheap, dear], request, 3);
   assert.deepEqual(
     one.candidates.map((model) => model.id),
     ['sim/cheap', 'sim/dear'],
@@ -43,25 +43,25 @@ test('the maximum is the worst first step plus the worst later steps, on the dea
   assert.ok(one.estimatedCostNano > 0 && one.estimatedCostNano < one.maxCostNano / 10);
 });
 
-test('input that fits no candidate for every step is context_too_large, saying how much fits', () => {
+test('input that fits no candidate for every step is context_too_large, saying how much fits', async () => {
   const large = firstStepRequest(agent, input('let x = 1;\n'.repeat(4_000)));
   // sim/cheap holds 30000 - 4096 (reply) - 5112 (a later step's reply and feedback) = 20792 tokens of input.
   assert.deepEqual(
-    priceFix([cheap, dear], large, 3).candidates.map((model) => model.id),
+    (await priceFix([cheap, dear], large, 3)).candidates.map((model) => model.id),
     ['sim/dear'],
   );
-  assert.throws(
+  await assert.rejects(
     () => priceFix([cheap], large, 3),
     (error: unknown) => error instanceof GatewayError && error.code === 'context_too_large' && /fits at most 20792 /.test(error.message),
   );
-  assert.throws(
+  await assert.rejects(
     () => priceFix([tiny], firstStepRequest(agent, input('x')), 3),
     (error: unknown) => error instanceof GatewayError && /fits at most 0 /.test(error.message),
   );
 });
 
-test('a client maximum lowers the quote, but never below one step', () => {
-  const price = priceFix([cheap, dear], firstStepRequest(agent, input('const a = 1;\n')), 3);
+test('a client maximum lowers the quote, but never below one step', async () => {
+  const price = await priceFix([cheap, dear], firstStepRequest(agent, input('const a = 1;\n')), 3);
   assert.equal(approvedMaximum(price, undefined), price.maxCostNano);
   assert.equal(approvedMaximum(price, price.firstStepNano), price.firstStepNano);
   assert.equal(approvedMaximum(price, price.maxCostNano * 2), price.maxCostNano);

@@ -1,5 +1,5 @@
 import { outputCapFor } from '../billing/worst-case.ts';
-import { countInputTokens, estimateInputTokens, INPUT_MARGIN } from '../protocol/canonical/token-estimate.ts';
+import { countInputTokens, estimateInputTokens, inputFits, INPUT_MARGIN, type InputFit } from '../protocol/canonical/token-estimate.ts';
 import type { ModelConfig } from '../config/schema.ts';
 import { GatewayError } from '../errors/gateway-error.ts';
 import { costOfParts, formatUsd } from '../lib/money.ts';
@@ -53,21 +53,27 @@ function stepCost(model: ModelConfig, inputTokens: number): number {
  * the previous reply and the feedback to it. Input that no candidate can hold for every step is
  * context_too_large, saying how much fits.
  */
-export function priceFix(candidates: ModelConfig[], first: ChatRequest, steps: number): FixPrice {
-  const fit = candidates.filter((model) => countInputTokens(first, model) <= inputRoom(model, steps));
-  const inputTokens = countInputTokens(first, candidates[0]!);
+export async function priceFix(candidates: ModelConfig[], first: ChatRequest, steps: number): Promise<FixPrice> {
+  const fit: ModelConfig[] = [];
+  let unfit: InputFit | undefined;
+  for (const model of candidates) {
+    const check = await inputFits(first, model, inputRoom(model, steps));
+    if (check.fits) fit.push(model);
+    else unfit ??= check;
+  }
   if (fit.length === 0) {
     const room = Math.max(...candidates.map((model) => inputRoom(model, steps)));
     throw new GatewayError(
       'context_too_large',
-      `The input counts about ${inputTokens} tokens; this tier fits at most ${Math.max(0, room)} for a run of ${steps} step${steps === 1 ? '' : 's'}. ` +
+      `The input counts ${unfit!.bound ? 'at least' : 'about'} ${unfit!.tokens} tokens; this tier fits at most ${Math.max(0, room)} for a run of ${steps} step${steps === 1 ? '' : 's'}. ` +
         'Send fewer or shorter files (the end of the output is enough), fewer steps, or a tier with a larger context.',
     );
   }
+  const inputTokens = await countInputTokens(first, candidates[0]!);
   let firstStepNano = 0;
   let laterStepNano = 0;
   for (const model of fit) {
-    const bound = estimateInputTokens(first, model);
+    const bound = await estimateInputTokens(first, model);
     firstStepNano = Math.max(firstStepNano, stepCost(model, bound));
     laterStepNano = Math.max(laterStepNano, stepCost(model, bound + Math.ceil(laterStepExtra(model) * INPUT_MARGIN)));
   }
@@ -75,7 +81,7 @@ export function priceFix(candidates: ModelConfig[], first: ChatRequest, steps: n
   return {
     inputTokens,
     estimatedCostNano: costOfParts([
-      [countInputTokens(first, cheapest), cheapest.price.inputNanoPerMillion],
+      [await countInputTokens(first, cheapest), cheapest.price.inputNanoPerMillion],
       [Math.min(TYPICAL_REPLY_TOKENS, outputCapFor(first, cheapest)), cheapest.price.outputNanoPerMillion],
     ]),
     maxCostNano: firstStepNano + (steps - 1) * laterStepNano,

@@ -3,7 +3,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { requireModelAllowed, requireScope } from '../auth/key-authenticator.ts';
 import { estimateUsage } from '../billing/usage-estimate.ts';
 import { countInputTokens } from '../protocol/canonical/token-estimate.ts';
-import { outputCapFor, worstCaseCost } from '../billing/worst-case.ts';
+import { outputCapFor, reserveWorstCase } from '../billing/worst-case.ts';
 import type { ModelConfig } from '../config/schema.ts';
 import type { GatewayError } from '../errors/gateway-error.ts';
 import type { ChatRequest } from '../protocol/canonical/chat-request.ts';
@@ -92,9 +92,9 @@ export async function serveChat<Parsed extends ParsedChat>(
   metered.requestedModel = parsed.model;
   metered.start.stream = parsed.stream;
   requireModelAllowed(key, parsed.model);
-  const plan = planRoute(deps.catalog, parsed.model, parsed.request, parsed.routing);
+  const plan = await planRoute(deps.catalog, parsed.model, parsed.request, parsed.routing);
   metered.attempts.push(...plan.skipped);
-  await metered.reserve(worstCaseCost(parsed.request, plan.candidates));
+  await reserveWorstCase(metered, parsed.request, plan.candidates);
 
   const controller = abortOnClientClose(reply);
   let inFlight: ModelConfig | null = null;
@@ -125,7 +125,8 @@ export async function serveChat<Parsed extends ParsedChat>(
     await (parsed.stream ? streamAnswer(turn) : answerOnce(turn));
   } catch (error) {
     // A cancelled call still made the provider read the prompt: never bill it as zero.
-    if (controller.signal.aborted && inFlight && !metered.hasAnswer) metered.answeredBy(inFlight, estimateUsage(parsed.request, inFlight, ''), true);
+    if (controller.signal.aborted && inFlight && !metered.hasAnswer)
+      metered.answeredBy(inFlight, await estimateUsage(parsed.request, inFlight, ''), true);
     throw error;
   }
 }
@@ -133,7 +134,7 @@ export async function serveChat<Parsed extends ParsedChat>(
 async function answerOnce<Parsed extends ParsedChat>(turn: ChatTurn<Parsed>): Promise<void> {
   const { wire, parsed, candidates, caller, metered, request, reply } = turn;
   const { model, result } = await generateWithFallback(candidates, caller);
-  const usage = result.usage ?? estimateUsage(parsed.request, model, answerText(result));
+  const usage = result.usage ?? (await estimateUsage(parsed.request, model, answerText(result)));
   metered.answeredBy(model, usage, !result.usage);
   metered.firstToken();
   const context = { id: wire.answerId(request.requestId), created: Math.floor(Date.now() / 1000), model: model.id };
@@ -155,7 +156,11 @@ async function streamAnswer<Parsed extends ParsedChat>(turn: ChatTurn<Parsed>): 
   const { wire, parsed, candidates, caller, metered, request, reply, started } = turn;
   const opened = await openStreamWithFallback(candidates, caller);
   metered.firstToken();
-  const startUsage = started.usage ?? { inputTokens: countInputTokens(parsed.request, opened.model), cachedInputTokens: 0, cacheWriteTokens: 0 };
+  const startUsage = started.usage ?? {
+    inputTokens: await countInputTokens(parsed.request, opened.model),
+    cachedInputTokens: 0,
+    cacheWriteTokens: 0,
+  };
   const context = { id: wire.answerId(request.requestId), created: Math.floor(Date.now() / 1000), model: opened.model.id, startUsage };
   const encoder = wire.createEncoder(context, parsed);
   reply.hijack();

@@ -1,7 +1,7 @@
 import { GatewayError } from '../errors/gateway-error.ts';
 import type { ModelConfig } from '../config/schema.ts';
 import type { ChatRequest, ReasoningEffort } from '../protocol/canonical/chat-request.ts';
-import { countInputTokens } from '../protocol/canonical/token-estimate.ts';
+import { inputFits } from '../protocol/canonical/token-estimate.ts';
 import type { Attempt } from './attempt.ts';
 import type { ModelCatalog } from './model-catalog.ts';
 
@@ -34,15 +34,15 @@ export interface RoutingOptions {
 }
 
 /** Why `model` cannot serve `request`, or null when it can. */
-export function unfitReason(model: ModelConfig, request: ChatRequest, clampMaxOutput = false): string | null {
+export async function unfitReason(model: ModelConfig, request: ChatRequest, clampMaxOutput = false): Promise<string | null> {
   if (request.tools?.length && !model.capabilities.tools) return 'does not support tools';
   if (hasImages(request) && !model.capabilities.vision) return 'does not accept images';
   const asked = request.maxOutputTokens ?? 0;
   if (asked > model.maxOutputTokens && !clampMaxOutput) return `max output is ${model.maxOutputTokens} tokens, ${asked} asked`;
   const maxOutput = Math.min(asked, model.maxOutputTokens);
-  const input = countInputTokens(request, model);
-  if (input + maxOutput > model.contextWindow) {
-    return `context window is ${model.contextWindow} tokens, the request needs about ${input + maxOutput}`;
+  const input = await inputFits(request, model, model.contextWindow - maxOutput);
+  if (!input.fits) {
+    return `context window is ${model.contextWindow} tokens, the request needs ${input.bound ? 'at least' : 'about'} ${input.tokens + maxOutput}`;
   }
   return null;
 }
@@ -62,7 +62,7 @@ function preferStructuredOutput(candidates: ModelConfig[]): ModelConfig[] {
  * Alias or model id -> ordered candidates that can serve the request. Throws
  * unsupported_model for unknown names and unsupported_parameter when none fits.
  */
-export function planRoute(catalog: ModelCatalog, requested: string, request: ChatRequest, routing: RoutingOptions): RoutePlan {
+export async function planRoute(catalog: ModelCatalog, requested: string, request: ChatRequest, routing: RoutingOptions): Promise<RoutePlan> {
   const alias = catalog.aliases.get(requested);
   const model = catalog.models.get(requested);
   if (!alias && !model) {
@@ -82,7 +82,7 @@ export function planRoute(catalog: ModelCatalog, requested: string, request: Cha
   const fit: ModelConfig[] = [];
   const skipped: Attempt[] = [];
   for (const candidate of candidates) {
-    const reason = unfitReason(candidate, request, routing.clampMaxOutput);
+    const reason = await unfitReason(candidate, request, routing.clampMaxOutput);
     if (reason) skipped.push({ model: candidate.id, outcome: 'skipped', errorCode: 'unsupported_parameter', detail: reason, latencyMs: 0 });
     else fit.push(candidate);
   }

@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import { requireModelAllowed, requireScope } from '../../auth/key-authenticator.ts';
-import { countInputTokens } from '../../protocol/canonical/token-estimate.ts';
+import { countInputTokens, inputFits } from '../../protocol/canonical/token-estimate.ts';
 import type { ModelConfig } from '../../config/schema.ts';
 import { GatewayError } from '../../errors/gateway-error.ts';
 import { parseBetas, parseMessagesRequest } from '../../protocol/anthropic/parse-messages-request.ts';
@@ -33,6 +33,15 @@ export function registerMessagesRoutes(app: FastifyInstance, deps: GatewayDeps):
     requireScope(key, 'inference');
     const parsed = parseMessagesRequest(request.body, { betas: parseBetas(request.headers['anthropic-beta']) });
     requireModelAllowed(key, parsed.model);
-    return { input_tokens: countInputTokens(parsed.request, firstCandidate(deps.catalog, parsed.model)) };
+    const model = firstCandidate(deps.catalog, parsed.model);
+    // Counting is bounded by the context window: a larger prompt is refused on a bound.
+    const fit = await inputFits(parsed.request, model, model.contextWindow);
+    if (!fit.fits) {
+      throw new GatewayError(
+        'context_too_large',
+        `The prompt counts at least ${fit.tokens} tokens; ${model.id} has a context window of ${model.contextWindow}.`,
+      );
+    }
+    return { input_tokens: await countInputTokens(parsed.request, model) };
   });
 }

@@ -1,4 +1,4 @@
-import { countTokens } from 'gpt-tokenizer/encoding/cl100k_base';
+import { countTexts, floorWeight, tokensOfWeight, utf8Bytes } from './text-token-count.ts';
 import type { ChatRequest, ContentPart } from './chat-request.ts';
 
 /**
@@ -23,140 +23,70 @@ const PER_TOOL_OVERHEAD = 8;
 /** Framing of each tool call in an assistant message (id, type, separators). */
 const PER_TOOL_CALL_OVERHEAD = 8;
 
-// Text that looks like a special token (`<|endoftext|>`) is ordinary text in a prompt: count it
-// as such instead of throwing, as the providers do.
-const PLAIN_TEXT = { disallowedSpecial: new Set<string>() };
-
-function tokenize(text: string): number {
-  return countTokens(text, PLAIN_TEXT);
-}
-
-/**
- * LRU of token counts keyed by the text itself. Agents resend the whole conversation every turn
- * (100K tokens, ~400 KB), and tokenizing that costs ~15 ms; with the cache, a repeated message
- * costs a map lookup. Texts shorter than `minLength` are counted directly: the lookup would save
- * little and the entry would cost more memory than the text.
- */
-export class TextTokenCache {
-  private readonly entries = new Map<string, number>();
-  private cachedCharacters = 0;
-  /** Characters given to the tokenizer so far; tests read it to see hits. */
-  tokenizedCharacters = 0;
-
-  constructor(
-    /** Budget of the cache: key characters plus `ENTRY_OVERHEAD` per entry (~1-2 bytes per character). */
-    private readonly maxCharacters: number,
-    private readonly minLength: number,
-  ) {}
-
-  /** Rough memory of a Map entry beyond its key, in characters. */
-  static readonly ENTRY_OVERHEAD = 64;
-
-  count(text: string): number {
-    if (text.length === 0) return 0;
-    if (text.length < this.minLength) return this.tokenizeCounted(text);
-    const hit = this.entries.get(text);
-    if (hit !== undefined) {
-      // Re-inserting moves the entry to the newest end of the Map's insertion order.
-      this.entries.delete(text);
-      this.entries.set(text, hit);
-      return hit;
-    }
-    const tokens = this.tokenizeCounted(text);
-    this.remember(text, tokens);
-    return tokens;
-  }
-
-  get size(): number {
-    return this.entries.size;
-  }
-
-  clear(): void {
-    this.entries.clear();
-    this.cachedCharacters = 0;
-    this.tokenizedCharacters = 0;
-  }
-
-  private tokenizeCounted(text: string): number {
-    this.tokenizedCharacters += text.length;
-    return tokenize(text);
-  }
-
-  private remember(text: string, tokens: number): void {
-    const cost = text.length + TextTokenCache.ENTRY_OVERHEAD;
-    if (cost > this.maxCharacters) return;
-    this.entries.set(text, tokens);
-    this.cachedCharacters += cost;
-    for (const oldest of this.entries.keys()) {
-      if (this.cachedCharacters <= this.maxCharacters) break;
-      this.entries.delete(oldest);
-      this.cachedCharacters -= oldest.length + TextTokenCache.ENTRY_OVERHEAD;
-    }
-  }
-}
-
-/** The process-wide cache: 25M characters is at most ~50 MB of strings. */
-export const textTokenCache = new TextTokenCache(25_000_000, 64);
-
-/** cl100k tokens of `text`, without margin: a fair count, e.g. of output already forwarded. */
-export function estimateTextTokens(text: string): number {
-  return textTokenCache.count(text);
-}
-
 /** What an input estimate is made of, before the margin and the model's image size apply. */
 interface InputMeasure {
-  /** cl100k tokens of message text, tool calls, tool results, tool schemas. */
-  textTokens: number;
+  /** Message text, tool calls, tool results, tool schemas: what the tokenizer counts. */
+  texts: string[];
+  /** UTF-8 bytes of `texts`: an upper bound of their tokens. */
+  textBytes: number;
+  /** cl100k tokens of `texts`, once counted. */
+  textTokens?: number;
+  /** `floorWeight` of each of `texts`, once needed. */
+  textWeights?: number[];
+  /** A lower bound of `textTokens`, once needed. */
+  textFloor?: number;
   /** Framing tokens, counted exactly (no margin). */
   framingTokens: number;
   images: number;
 }
 
-function measureParts(measure: InputMeasure, parts: ContentPart[]): void {
-  for (const part of parts) {
-    if (part.type === 'text') measure.textTokens += estimateTextTokens(part.text);
-    else measure.images++;
-  }
-}
-
-function measureInput(request: ChatRequest): InputMeasure {
-  const measure: InputMeasure = { textTokens: 0, framingTokens: REQUEST_OVERHEAD, images: 0 };
+function collectInput(request: ChatRequest): InputMeasure {
+  const texts: string[] = [];
+  let framingTokens = REQUEST_OVERHEAD;
+  let images = 0;
+  const addParts = (parts: ContentPart[]) => {
+    for (const part of parts) {
+      if (part.type === 'text') texts.push(part.text);
+      else images++;
+    }
+  };
   for (const message of request.messages) {
-    measure.framingTokens += PER_MESSAGE_OVERHEAD;
+    framingTokens += PER_MESSAGE_OVERHEAD;
     switch (message.role) {
       case 'user':
-        measureParts(measure, message.content);
+        addParts(message.content);
         break;
       case 'tool':
-        if (typeof message.content === 'string') measure.textTokens += estimateTextTokens(message.content);
-        else measureParts(measure, message.content);
+        if (typeof message.content === 'string') texts.push(message.content);
+        else addParts(message.content);
         break;
       case 'assistant':
-        measure.textTokens += estimateTextTokens(message.content ?? '');
+        texts.push(message.content ?? '');
         // Signed reasoning sent back is prompt again (redacted blocks carry no countable text).
-        for (const block of message.reasoning ?? []) if ('text' in block) measure.textTokens += estimateTextTokens(block.text);
+        for (const block of message.reasoning ?? []) if ('text' in block) texts.push(block.text);
         for (const call of message.toolCalls ?? []) {
-          measure.textTokens += estimateTextTokens(call.name) + estimateTextTokens(call.arguments);
-          measure.framingTokens += PER_TOOL_CALL_OVERHEAD;
+          texts.push(call.name, call.arguments);
+          framingTokens += PER_TOOL_CALL_OVERHEAD;
         }
         break;
       default:
-        measure.textTokens += estimateTextTokens(message.content);
+        texts.push(message.content);
     }
   }
   const tools = request.tools ?? [];
-  if (tools.length > 0) measure.framingTokens += TOOL_USE_OVERHEAD;
+  if (tools.length > 0) framingTokens += TOOL_USE_OVERHEAD;
   for (const tool of tools) {
-    const schema = { name: tool.name, description: tool.description, parameters: tool.parameters };
-    measure.textTokens += estimateTextTokens(JSON.stringify(schema));
-    measure.framingTokens += PER_TOOL_OVERHEAD;
+    texts.push(JSON.stringify({ name: tool.name, description: tool.description, parameters: tool.parameters }));
+    framingTokens += PER_TOOL_OVERHEAD;
   }
   // Providers count a structured-output schema as prompt tokens (Anthropic's forced tool too).
   if (request.responseFormat?.type === 'json_schema') {
-    measure.textTokens += estimateTextTokens(JSON.stringify(request.responseFormat.schema));
-    measure.framingTokens += TOOL_USE_OVERHEAD;
+    texts.push(JSON.stringify(request.responseFormat.schema));
+    framingTokens += TOOL_USE_OVERHEAD;
   }
-  return measure;
+  let textBytes = 0;
+  for (const text of texts) textBytes += utf8Bytes(text);
+  return { texts, textBytes, framingTokens, images };
 }
 
 /** What a count needs to know of the model (a configured model fits): its image size. */
@@ -164,34 +94,79 @@ export interface TokenCountingModel {
   maxImageTokens: number;
 }
 
-// A request is estimated once per candidate, by routing and again by the hold; the measure does
-// not depend on the model, and a canonical request is not changed after parsing.
+// A request is measured once, by routing, the hold and the answer; the measure does not depend on
+// the model, and a canonical request is not changed after parsing.
 const measured = new WeakMap<ChatRequest, InputMeasure>();
 
-function measureOnce(request: ChatRequest): InputMeasure {
+function measureOf(request: ChatRequest): InputMeasure {
   let measure = measured.get(request);
   if (!measure) {
-    measure = measureInput(request);
+    measure = collectInput(request);
     measured.set(request, measure);
   }
   return measure;
 }
 
+const fixedTokens = (measure: InputMeasure, model: TokenCountingModel) => measure.framingTokens + measure.images * model.maxImageTokens;
+
 /**
- * Upper bound of the prompt tokens `model` will report for `request`: cl100k counts times
- * INPUT_MARGIN, framing per request, message, tool and tool call, the tool-use prompt when
- * tools are present, and every image at the model's per-image maximum.
+ * Upper bound of the prompt tokens `model` will report for `request`, from what is known now:
+ * the text's UTF-8 bytes until it was counted, then the smaller of those bytes and its cl100k
+ * count times INPUT_MARGIN; plus framing per request, message, tool and tool call, the tool-use
+ * prompt when tools are present, and every image at the model's per-image maximum. Cheap: it
+ * never runs the tokenizer, so a hold is placed on it first and the prompt is counted only
+ * when that hold does not fit (`countInput`, then this again: see reserveWorstCase).
  */
-export function estimateInputTokens(request: ChatRequest, model: TokenCountingModel): number {
-  const { textTokens, framingTokens, images } = measureOnce(request);
-  return Math.ceil(textTokens * INPUT_MARGIN) + framingTokens + images * model.maxImageTokens;
+export function inputTokenCeiling(request: ChatRequest, model: TokenCountingModel): number {
+  const measure = measureOf(request);
+  const text = measure.textTokens === undefined ? measure.textBytes : Math.min(measure.textBytes, Math.ceil(measure.textTokens * INPUT_MARGIN));
+  return text + fixedTokens(measure, model);
+}
+
+/** Counts the prompt's text (in bounded slices, off the hot path's event loop turns); once. */
+export async function countInput(request: ChatRequest): Promise<void> {
+  const measure = measureOf(request);
+  if (measure.textTokens === undefined) measure.textTokens = (await countTexts(measure.texts)).tokens;
+}
+
+/** The counted upper bound: `inputTokenCeiling` after `countInput`. */
+export async function estimateInputTokens(request: ChatRequest, model: TokenCountingModel): Promise<number> {
+  await countInput(request);
+  return inputTokenCeiling(request, model);
 }
 
 /**
  * A fair count of the prompt, without the safety margin: what a cut-short request is billed
- * for when the provider never reported usage, and what the context-window check uses.
+ * for when the provider never reported usage, and what a client is told the prompt counts.
  */
-export function countInputTokens(request: ChatRequest, model: TokenCountingModel): number {
-  const { textTokens, framingTokens, images } = measureOnce(request);
-  return textTokens + framingTokens + images * model.maxImageTokens;
+export async function countInputTokens(request: ChatRequest, model: TokenCountingModel): Promise<number> {
+  await countInput(request);
+  return measureOf(request).textTokens! + fixedTokens(measureOf(request), model);
+}
+
+export interface InputFit {
+  fits: boolean;
+  /** The fair count when counted, else the bound that decided (`fits`: upper, else lower). */
+  tokens: number;
+  /** Whether `tokens` is a bound rather than a count. */
+  bound: boolean;
+}
+
+/**
+ * Whether the prompt's fair count is at most `limit` tokens. Bounds decide when they can (the
+ * UTF-8 bytes fit, or a lower bound does not); the tokenizer runs only between them, and stops
+ * once the count passes `limit`. A multi-megabyte prompt is decided in milliseconds either way.
+ */
+export async function inputFits(request: ChatRequest, model: TokenCountingModel, limit: number): Promise<InputFit> {
+  const measure = measureOf(request);
+  const room = limit - fixedTokens(measure, model);
+  if (measure.textTokens !== undefined) return { fits: measure.textTokens <= room, tokens: measure.textTokens + limit - room, bound: false };
+  if (measure.textBytes <= room) return { fits: true, tokens: measure.textBytes + limit - room, bound: true };
+  measure.textWeights ??= measure.texts.map(floorWeight);
+  measure.textFloor ??= tokensOfWeight(measure.textWeights.reduce((sum, weight) => sum + weight, 0));
+  if (measure.textFloor > room) return { fits: false, tokens: measure.textFloor + limit - room, bound: true };
+  const counted = await countTexts(measure.texts, room, measure.textWeights);
+  if (counted.complete) measure.textTokens = counted.tokens;
+  else measure.textFloor = Math.max(measure.textFloor, counted.tokens);
+  return { fits: counted.complete && counted.tokens <= room, tokens: counted.tokens + limit - room, bound: !counted.complete };
 }

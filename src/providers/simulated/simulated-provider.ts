@@ -3,7 +3,8 @@ import type { ProviderConfig, SimulatedScriptEntry } from '../../config/schema.t
 import { toolResultText, type ChatRequest } from '../../protocol/canonical/chat-request.ts';
 import type { ChatResult, FinishReason, Usage } from '../../protocol/canonical/chat-result.ts';
 import type { StreamPart } from '../../protocol/canonical/stream-part.ts';
-import { countInputTokens, estimateTextTokens } from '../../protocol/canonical/token-estimate.ts';
+import { countInputTokens } from '../../protocol/canonical/token-estimate.ts';
+import { countTextTokens } from '../../protocol/canonical/text-token-count.ts';
 import type { ProviderAdapter, ProviderCall } from '../provider.ts';
 import { ProviderError } from '../provider-error.ts';
 
@@ -80,11 +81,11 @@ function planReply(script: SimulatedScriptEntry[], call: ProviderCall): Plan {
   return { reasoning, words: reply, toolCall, fail: entry?.fail, failAfterChunks: entry?.fail_after_chunks, finishReason };
 }
 
-function usageOf(call: ProviderCall, plan: Plan): Usage {
+async function usageOf(call: ProviderCall, plan: Plan): Promise<Usage> {
   const reasoningTokens = plan.reasoning.length;
-  const textTokens = plan.words.length + (plan.toolCall ? estimateTextTokens(plan.toolCall.arguments) + 4 : 0);
+  const textTokens = plan.words.length + (plan.toolCall ? (await countTextTokens(plan.toolCall.arguments)) + 4 : 0);
   return {
-    inputTokens: countInputTokens(call.request, call.model),
+    inputTokens: await countInputTokens(call.request, call.model),
     cachedInputTokens: 0,
     cacheWriteTokens: 0,
     outputTokens: reasoningTokens + textTokens,
@@ -131,7 +132,7 @@ export function createSimulatedProvider(config: ProviderConfig): ProviderAdapter
       yield { type: 'tool-call-start', index: 0, id: `call_sim_${Date.now().toString(36)}`, name: plan.toolCall.name };
       yield { type: 'tool-call-delta', index: 0, argumentsDelta: plan.toolCall.arguments };
     }
-    yield { type: 'finish', finishReason: plan.finishReason, usage: usageOf(call, plan) };
+    yield { type: 'finish', finishReason: plan.finishReason, usage: await usageOf(call, plan) };
   }
 
   async function generate(call: ProviderCall): Promise<ChatResult> {
@@ -140,7 +141,7 @@ export function createSimulatedProvider(config: ProviderConfig): ProviderAdapter
       await wait(latencyMs, call.signal);
       throw failure(plan.fail);
     }
-    const usage = usageOf(call, plan);
+    const usage = await usageOf(call, plan);
     await wait(latencyMs + (usage.outputTokens * 1000) / tokensPerSecond, call.signal);
     return {
       content: plan.words.join(''),

@@ -1,0 +1,110 @@
+import { describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { countTokens } from 'gpt-tokenizer/encoding/cl100k_base';
+import ranks from 'gpt-tokenizer/bpeRanks/cl100k_base';
+import { countingChunks, countTexts, LONGEST_TOKEN_TABLE, tokenizerWork, tokenLowerBound, utf8Bytes } from './text-token-count.ts';
+
+const plain = (text: string) => countTokens(text, { disallowedSpecial: new Set() });
+
+/** A seeded generator, so a failure can be replayed. */
+function random(seed: number): () => number {
+  let state = seed;
+  return () => {
+    state = (state * 1_103_515_245 + 12_345) % 2 ** 31;
+    return state / 2 ** 31;
+  };
+}
+
+function textOf(length: number, pick: (next: () => number) => string, seed = 7): string {
+  const next = random(seed);
+  let text = '';
+  while (text.length < length) text += pick(next);
+  return text;
+}
+
+const SAMPLES: Record<string, string> = {
+  prose: 'The gateway holds the worst case before the first call.\n\nThen it settles.  Twice   spaced. '.repeat(60),
+  code: 'export function f(a: number): number {\n  return a * 2; // double\n}\n\tconst x = [1, 2, 3];\r\n'.repeat(60),
+  'one character': 'a'.repeat(3_000),
+  whitespace: textOf(3_000, (next) => ' \t\n\r'[Math.floor(next() * 4)]!),
+  'random code points': textOf(3_000, (next) => String.fromCodePoint(Math.floor(next() * 0xd7ff))),
+  emoji: textOf(3_000, (next) => String.fromCodePoint(0x1f600 + Math.floor(next() * 80))),
+  CJK: textOf(3_000, (next) => String.fromCharCode(0x4e00 + Math.floor(next() * 20_000))),
+};
+
+describe('bounds', () => {
+  test("the longest-token table is cl100k's own", () => {
+    const longest = new Array<number>(256).fill(0);
+    const encoder = new TextEncoder();
+    for (const token of ranks as Array<string | number[]>) {
+      const bytes = typeof token === 'string' ? encoder.encode(token) : Uint8Array.from(token);
+      for (const byte of new Set(bytes)) longest[byte] = Math.max(longest[byte]!, bytes.length);
+    }
+    assert.deepEqual(LONGEST_TOKEN_TABLE, longest);
+  });
+
+  for (const [name, text] of Object.entries(SAMPLES)) {
+    test(`${name}: lower bound <= count <= UTF-8 bytes`, () => {
+      const count = plain(text);
+      assert.ok(tokenLowerBound(text) <= count, `lower ${tokenLowerBound(text)} > ${count}`);
+      assert.ok(count <= utf8Bytes(text));
+      assert.ok(tokenLowerBound(text) > 0);
+    });
+  }
+});
+
+describe('counting in chunks', () => {
+  test('chunks join back to the text, none splits a surrogate pair, runs are cut short', () => {
+    for (const text of Object.values(SAMPLES)) {
+      const chunks = [...countingChunks(text)];
+      assert.equal(chunks.join(''), text);
+      for (const chunk of chunks) {
+        assert.ok(chunk.length <= 4096);
+        assert.ok(!/^[\udc00-\udfff]/.test(chunk) && !/[\ud800-\udbff]$/.test(chunk), 'a surrogate pair was split');
+      }
+    }
+    assert.ok([...countingChunks('a'.repeat(1_000))].every((chunk) => chunk.length <= 128));
+  });
+
+  test('text with word boundaries counts exactly as a whole', async () => {
+    for (const name of ['prose', 'code']) {
+      const text = SAMPLES[name]!.repeat(10);
+      assert.ok([...countingChunks(text)].length > 1);
+      assert.equal((await countTexts([text])).tokens, plain(text), name);
+    }
+  });
+
+  test('a run without boundaries counts close to exactly, and not below', async () => {
+    for (const name of ['one character', 'whitespace', 'random code points', 'emoji', 'CJK']) {
+      const text = SAMPLES[name]!;
+      const counted = (await countTexts([text])).tokens;
+      const exact = plain(text);
+      assert.ok(counted >= exact && counted <= exact * 1.1 + 30, `${name}: ${counted} for ${exact}`);
+    }
+  });
+
+  test('stops once the count passes a limit, answering a lower bound above it', async () => {
+    const text = SAMPLES.prose!.repeat(20);
+    const stopped = await countTexts([text, text], 500);
+    assert.equal(stopped.complete, false);
+    assert.ok(stopped.tokens > 500 && stopped.tokens <= 2 * plain(text));
+  });
+
+  test('a 5 MiB run of one character is counted by tokenizing one chunk of it', async () => {
+    const text = 'a'.repeat(5 * 1024 * 1024);
+    const before = tokenizerWork.characters;
+    const counted = await countTexts([text]);
+    assert.ok(counted.complete);
+    assert.equal(counted.tokens, plain('a'.repeat(128)) * (text.length / 128));
+    assert.equal(tokenizerWork.characters - before, 128);
+  });
+
+  test('a long count gives the event loop back: timers fire while it runs', async () => {
+    const text = textOf(400_000, (next) => String.fromCharCode(0x4e00 + Math.floor(next() * 20_000)), 11);
+    let ticks = 0;
+    const timer = setInterval(() => ticks++, 5);
+    await countTexts([text]);
+    clearInterval(timer);
+    assert.ok(ticks > 3, `only ${ticks} timer turns during the count`);
+  });
+});

@@ -1,0 +1,128 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import { monitorEventLoopDelay } from 'node:perf_hooks';
+import { tokenizerWork } from '../src/protocol/canonical/text-token-count.ts';
+import { startHarness, type Harness } from './helpers/gateway-harness.ts';
+
+/**
+ * Multi-megabyte prompts are decided on bounds (UTF-8 bytes above, a per-byte floor below) and a
+ * counted slice at most: never on a tokenizer run over the whole prompt, whose merge step grows
+ * quadratically on runs without a break (one character repeated, a CJK paragraph, emoji).
+ */
+
+const SIZE = 5 * 1024 * 1024;
+
+function seeded(seed: number): () => number {
+  let state = seed;
+  return () => {
+    state = (state * 1_103_515_245 + 12_345) % 2 ** 31;
+    return state / 2 ** 31;
+  };
+}
+
+/** About SIZE bytes of UTF-8 made of `pick`'s characters. */
+function promptOf(pick: (next: () => number) => string): string {
+  const next = seeded(42);
+  const parts: string[] = [];
+  let bytes = 0;
+  while (bytes < SIZE) {
+    const piece = pick(next);
+    parts.push(piece);
+    bytes += Buffer.byteLength(piece);
+  }
+  return parts.join('');
+}
+
+/** Each content, and whether it fits a 200K-token context (5 MiB of spaces is ~41K cl100k tokens). */
+const PROMPTS: Array<[string, () => string, boolean]> = [
+  ['one character', () => 'a'.repeat(SIZE), false],
+  ['random code points', () => promptOf((next) => String.fromCodePoint(0x20 + Math.floor(next() * 0xd7d0))), false],
+  ['emoji', () => promptOf((next) => String.fromCodePoint(0x1f300 + Math.floor(next() * 0x2ff))), false],
+  ['CJK', () => promptOf((next) => String.fromCharCode(0x4e00 + Math.floor(next() * 20_000))), false],
+  // Newlines are two bytes in JSON: this mix stays under the 8 MiB body limit.
+  ['spaces and newlines', () => promptOf((next) => (next() < 0.5 ? ' ' : '\n')), false],
+  ['spaces', () => ' '.repeat(SIZE), true],
+];
+
+// up/vast has room for any of them, so it admits them; the harness's other models have 200K tokens at most.
+const withVastModel = (text: string) =>
+  text.replace(
+    'aliases:',
+    `  - id: up/vast
+    provider: up
+    upstream: vast
+    price: { input: "0.10", output: "0.20" }
+    context_window: 8000000
+    max_output_tokens: 100
+    capabilities: { tools: false, vision: false, reasoning: false }
+aliases:`,
+  );
+
+describe('a 5 MiB prompt of any content is decided on bounds, and other keys do not wait for it', () => {
+  let harness: Harness;
+  let other: string;
+  before(async () => {
+    harness = await startHarness({ editConfig: withVastModel });
+    other = (await harness.createKey({ name: 'bystander' })).key;
+  });
+  after(() => harness.close());
+
+  /** Small requests of another key while `work` runs: their slowest round trip. */
+  async function bystanderDuring(work: Promise<unknown>): Promise<number> {
+    let done = false;
+    void work.finally(() => (done = true));
+    let slowest = 0;
+    while (!done) {
+      const started = performance.now();
+      const response = await harness.post('/v1/chat/completions', { model: 'up/alpha', messages: [{ role: 'user', content: 'hi' }] }, other);
+      await response.arrayBuffer();
+      slowest = Math.max(slowest, performance.now() - started);
+    }
+    return slowest;
+  }
+
+  /** Sends `body`, with a bystander meanwhile; the status, time and tokenizer work it took. */
+  async function decide(body: string) {
+    const tokenized = tokenizerWork.characters;
+    const started = performance.now();
+    const call = harness.post('/v1/chat/completions', body).then(async (response) => ({ status: response.status, body: await response.json() }));
+    const bystanderMs = await bystanderDuring(call);
+    const answer = await call;
+    return { ...answer, ms: performance.now() - started, bystanderMs, tokenizedCharacters: tokenizerWork.characters - tokenized };
+  }
+
+  for (const [name, make, fitsBest] of PROMPTS) {
+    test(`${name}: refused where it cannot fit, admitted where it can, never tokenized whole`, async () => {
+      const content = make();
+      const body = (model: string) => JSON.stringify({ model, max_tokens: 10, messages: [{ role: 'user', content }] });
+      // The fake upstream would count the prompt itself, in this process, where no script says how many.
+      for (const upstream of ['beta', 'vast']) harness.fake.script(upstream, { text: 'ok', usage: { prompt: 1_000_000, completion: 1 } });
+
+      const delay = monitorEventLoopDelay({ resolution: 5 });
+      delay.enable();
+      const best = await decide(body('svc/best'));
+      const vast = await decide(body('up/vast'));
+      delay.disable();
+      const report =
+        `svc/best ${best.status} in ${best.ms.toFixed(0)} ms, up/vast ${vast.status} in ${vast.ms.toFixed(0)} ms; ` +
+        `tokenizer ran over ${best.tokenizedCharacters} + ${vast.tokenizedCharacters} characters; ` +
+        `bystander slowest ${best.bystanderMs.toFixed(0)} / ${vast.bystanderMs.toFixed(0)} ms; event loop held ${(delay.max / 1e6).toFixed(0)} ms at most`;
+      console.log(`# ${name}: ${report}`);
+
+      if (fitsBest) assert.equal(best.status, 200, report);
+      else {
+        assert.equal(best.status, 400, JSON.stringify(best.body));
+        assert.equal(best.body.error.code, 'unsupported_parameter');
+        assert.match(best.body.error.message, /context window is 200000 tokens, the request needs (at least|about) \d+/);
+      }
+      assert.equal(vast.status, 200, JSON.stringify(vast.body));
+      assert.equal(vast.body.usage.prompt_tokens, 1_000_000, "the provider's count is charged");
+      // The bounds decide, or a count that stops once past the context: never the whole prompt.
+      // Timing targets (well under 100 ms on an idle machine) are measured by `npm run bench:huge`;
+      // these limits only catch a tokenizer run over the prompt, which took minutes.
+      assert.ok(best.tokenizedCharacters + vast.tokenizedCharacters < SIZE / 4, report);
+      assert.ok(best.ms < 3_000 && vast.ms < 3_000, report);
+      assert.ok(delay.max / 1e6 < 1_000, report);
+    });
+  }
+});
