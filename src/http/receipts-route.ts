@@ -1,11 +1,11 @@
 import type { FastifyInstance } from 'fastify';
 import { GatewayError } from '../errors/gateway-error.ts';
+import { parseInstantNanos } from '../lib/instant-nanos.ts';
 import type { GatewayDeps } from './gateway-deps.ts';
 import { authenticatedKey } from './request-context.ts';
 import { renderReceipt } from './render-receipt.ts';
 
 const DEFAULT_LIMIT = 20;
-const ISO_INSTANT = /^\d{4}-\d{2}-\d{2}(T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:?\d{2})?)?$/;
 
 function parseLimit(value: unknown): number {
   if (value === undefined) return DEFAULT_LIMIT;
@@ -14,11 +14,11 @@ function parseLimit(value: unknown): number {
   return limit;
 }
 
+/** Exclusive; a receipt's created_at as returned (nine fractional digits) continues after that receipt exactly. */
 function parseBefore(value: unknown): string | undefined {
   if (value === undefined) return undefined;
-  const time = typeof value === 'string' && ISO_INSTANT.test(value) ? Date.parse(value) : NaN;
-  if (Number.isNaN(time)) throw new GatewayError('invalid_request', 'before must be an ISO 8601 timestamp');
-  return new Date(time).toISOString();
+  if (typeof value === 'string' && parseInstantNanos(value) !== null) return value;
+  throw new GatewayError('invalid_request', "before must be an ISO 8601 timestamp (at most 9 fractional digits), such as a receipt's created_at");
 }
 
 export function registerReceiptsRoutes(app: FastifyInstance, deps: GatewayDeps): void {

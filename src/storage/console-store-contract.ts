@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import type { AliasRule, ReceiptRecord, SessionRecord, SignInNonceRecord } from './records.ts';
-import { sampleKey, sampleReceipt, storeRunner } from './store-contract.ts';
+import { asStored, sampleKey, sampleReceipt, storeRunner } from './store-contract.ts';
 import { DEFAULT_ACCOUNT_ID, type Store } from './store.ts';
 
 const OTHER_ACCOUNT = 'acct_other';
@@ -162,23 +162,26 @@ export function runConsoleStoreContract(name: string, makeStore: () => Promise<S
         assert.deepEqual(await search(store, { keyId: 'key_b', status: 'failed' }), []);
         assert.deepEqual(await search(store, { keyId: 'key_other' }), []);
         const page = await store.searchReceipts(DEFAULT_ACCOUNT_ID, { limit: 2, filter: { keyId: 'key_b' } });
-        assert.deepEqual(page.data, [receipts[4], receipts[1]], 'whole receipts');
+        assert.deepEqual(page.data, [asStored(receipts[4]!), asStored(receipts[1]!)], 'whole receipts');
         assert.equal(page.hasMore, false, 'exactly limit rows left: no more');
         await assert.rejects(store.searchReceipts(DEFAULT_ACCOUNT_ID, { limit: 0 }), RangeError);
       }));
 
-    test('searchReceipts: a cursor walk sees every receipt once, ties on created_at broken by id', () =>
+    test('searchReceipts: a cursor walk sees every receipt once, those of one millisecond in the order written', () =>
       run(async (store) => {
         await store.insertKey(sampleKey());
-        const expected: string[] = [];
-        // 23 receipts over 8 instants, three to an instant, inserted out of order.
-        for (const index of [...Array(23).keys()].sort((a, b) => ((a * 7) % 23) - ((b * 7) % 23))) {
-          const createdAt = `${DAY}T10:00:0${Math.floor(index / 3)}.000Z`;
+        // 23 receipts over 8 milliseconds, three to one, written out of order.
+        const written = [...Array(23).keys()].sort((a, b) => ((a * 7) % 23) - ((b * 7) % 23));
+        for (const index of written) {
+          const createdAt = `${DAY}T10:00:00.00${Math.floor(index / 3)}Z`;
           await store.recordReceipt(
             sampleReceipt({ id: `rcpt_${String(index).padStart(2, '0')}`, createdAt, costNano: 0, status: index % 2 ? 'failed' : 'succeeded' }),
           );
         }
-        for (let index = 22; index >= 0; index--) expected.push(`rcpt_${String(index).padStart(2, '0')}`);
+        const newestFirst = written
+          .map((index, position) => ({ index, position }))
+          .sort((a, b) => Math.floor(b.index / 3) - Math.floor(a.index / 3) || b.position - a.position);
+        const expected = newestFirst.map(({ index }) => `rcpt_${String(index).padStart(2, '0')}`);
 
         for (const [limit, filter, ids] of [
           [4, {}, expected],
@@ -186,14 +189,13 @@ export function runConsoleStoreContract(name: string, makeStore: () => Promise<S
           [3, { status: 'failed' as const }, expected.filter((id) => Number(id.slice(5)) % 2 === 1)],
         ] as const) {
           const seen: string[] = [];
-          let cursor: { createdAt: string; id: string } | undefined;
+          let cursor: { createdAt: string } | undefined;
           for (let pages = 0; pages < 30; pages++) {
             const page = await store.searchReceipts(DEFAULT_ACCOUNT_ID, { limit, cursor, filter });
             seen.push(...page.data.map((receipt) => receipt.id));
             assert.ok(page.data.length <= limit);
             if (!page.hasMore) break;
-            const last = page.data.at(-1)!;
-            cursor = { createdAt: last.createdAt, id: last.id };
+            cursor = { createdAt: page.data.at(-1)!.createdAt };
           }
           assert.deepEqual(seen, ids, `pages of ${limit}`);
         }

@@ -3,7 +3,7 @@ import { describe, test } from 'node:test';
 import { sampleHold } from './ledger-contract.ts';
 import { recoveredFixRunResult } from './orphan-receipt.ts';
 import type { FixQuoteRecord, FixRunRecord, FixRunStart, HoldRecord } from './records.ts';
-import { sampleKey, sampleReceipt, storeRunner } from './store-contract.ts';
+import { asStored, sampleKey, sampleReceipt, storeRunner } from './store-contract.ts';
 import { DEFAULT_ACCOUNT_ID, type Store } from './store.ts';
 
 const OTHER_ACCOUNT = 'acct_other';
@@ -222,7 +222,7 @@ export function runFixStoreContract(name: string, makeStore: () => Promise<Store
           result,
           finishedAt: `${DAY}T10:02:00.000Z`,
         });
-        assert.deepEqual(await store.getReceipt(DEFAULT_ACCOUNT_ID, fixRun.receiptId), receipt);
+        assert.deepEqual(await store.getReceipt(DEFAULT_ACCOUNT_ID, fixRun.receiptId), asStored(receipt));
         assert.equal(await store.getBalance(DEFAULT_ACCOUNT_ID), 1_000_000 - 12_001);
         assert.deepEqual(await store.listHolds(DEFAULT_ACCOUNT_ID), []);
         assert.deepEqual(await store.keyDaySpend(KEY_ID, DAY), { chargedNano: 12_001, heldNano: 0 });
@@ -231,7 +231,7 @@ export function runFixStoreContract(name: string, makeStore: () => Promise<Store
         const again = { ...receipt, costNano: 5, status: 'failed' as const };
         assert.equal(await store.finishFixRun(fixRun.id, 'failed', { error: 'late' }, `${DAY}T10:03:00.000Z`, again), false);
         assert.equal((await store.getFixRun(DEFAULT_ACCOUNT_ID, fixRun.id))?.status, 'succeeded');
-        assert.deepEqual(await store.getReceipt(DEFAULT_ACCOUNT_ID, fixRun.receiptId), receipt);
+        assert.deepEqual(await store.getReceipt(DEFAULT_ACCOUNT_ID, fixRun.receiptId), asStored(receipt));
         assert.equal(await store.getBalance(DEFAULT_ACCOUNT_ID), 1_000_000 - 12_001);
         await assertInvariant(store);
         assert.equal(await store.finishFixRun('run_missing', 'failed', {}, `${DAY}T10:03:00.000Z`, receiptOf(sampleFixRun('zz'), 1)), false);

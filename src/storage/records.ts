@@ -59,7 +59,11 @@ export interface ReceiptRecord {
   accountId: string;
   keyId: string;
   keyPrefix: string;
-  /** ISO 8601 with milliseconds. */
+  /**
+   * ISO 8601. Written: when the request started (milliseconds). Read back: with nine fractional
+   * digits, unique within the account and in its receipts' order; receipts of one millisecond
+   * differ in the digits past it (receipt-order.ts).
+   */
   createdAt: string;
   status: ReceiptStatus;
   endpoint: string;
@@ -258,10 +262,9 @@ export interface ReceiptFilter {
   to?: string;
 }
 
-/** Where a page of newest-first receipts continues: strictly older than this (created_at, id). */
+/** Where a page of newest-first receipts continues: strictly older than this createdAt, as a receipt read back has it. */
 export interface ReceiptCursor {
   createdAt: string;
-  id: string;
 }
 
 /** Spend in one hour or day (UTC), from receipts. */

@@ -21,6 +21,8 @@ import type {
   StoredUsage,
   UsageRow,
 } from './records.ts';
+import { formatInstantNanos } from '../lib/instant-nanos.ts';
+import { instantNanos } from './receipt-order.ts';
 
 /**
  * One mapping between records and table rows for every backend. A row here is normalised:
@@ -52,7 +54,14 @@ export interface ReceiptRow {
   account_id: string;
   key_id: string;
   key_prefix: string;
+  /** The instant as written (milliseconds): what spend buckets group by. */
   created_at: string;
+  /**
+   * Nanoseconds since the epoch as decimal text (beyond a safe JS integer), unique per account:
+   * the receipt's place in its account's order and its `createdAt` at full precision
+   * (receipt-order.ts). Written, it is the value asked for; the store takes the next free one.
+   */
+  created_ns: string;
   status: string;
   endpoint: string;
   stream: boolean;
@@ -230,6 +239,7 @@ export function receiptToRow(receipt: ReceiptRecord): ReceiptRow {
     key_id: receipt.keyId,
     key_prefix: receipt.keyPrefix,
     created_at: receipt.createdAt,
+    created_ns: instantNanos(receipt.createdAt).toString(),
     status: receipt.status,
     endpoint: receipt.endpoint,
     stream: receipt.stream,
@@ -255,7 +265,7 @@ export function receiptFromRow(row: ReceiptRow): ReceiptRecord {
     accountId: row.account_id,
     keyId: row.key_id,
     keyPrefix: row.key_prefix,
-    createdAt: row.created_at,
+    createdAt: formatInstantNanos(BigInt(row.created_ns)),
     status: row.status as ReceiptStatus,
     endpoint: row.endpoint,
     stream: row.stream,

@@ -69,7 +69,9 @@ export interface Store {
   /**
    * Settle a request in one transaction: write the receipt, charge its cost (to the balance,
    * the key's day and the account's month), release its hold (same id) if still there, mark
-   * the key used. The cost is charged in full even above the hold.
+   * the key used. The cost is charged in full even above the hold. The receipt is stored at an
+   * instant in its createdAt's millisecond that no other receipt of the account has, after
+   * those already there, without locking any row (receipt-order.ts).
    */
   recordReceipt(receipt: ReceiptRecord): Promise<void>;
   /** Push the expiry of every hold of `owner` (its process is alive). */
@@ -78,7 +80,7 @@ export interface Store {
    * Release holds whose owner is gone (expired, or `isOwnerDead` says so) and close each
    * one's receipt as failed with cost 0; a fix run whose receipt id is the hold's, still
    * running, ends failed in the same transaction (see recoveredFixRunResult). Returns the
-   * receipts written.
+   * receipts written, each with its createdAt as stored.
    */
   releaseOrphanedHolds(now: string, isOwnerDead: (owner: string) => boolean): Promise<ReceiptRecord[]>;
   listHolds(accountId: string): Promise<HoldRecord[]>;
@@ -88,7 +90,11 @@ export interface Store {
   /** Null removes the budget. Written to the audit log. */
   setMonthlyBudget(accountId: string, nano: number | null, actor: string): Promise<void>;
   getReceipt(accountId: string, id: string): Promise<ReceiptRecord | null>;
-  /** Newest first; `before` is an ISO instant, exclusive. */
+  /**
+   * Newest first by createdAt, each receipt's own (unique within the account); `before` is an
+   * ISO instant with up to nine fractional digits, exclusive: the createdAt of a page's last
+   * receipt continues with the next one, ties impossible.
+   */
   listReceipts(accountId: string, options: { limit: number; before?: string }): Promise<ReceiptPage>;
 
   /** Balance in nano-USD (funds added minus charges). */
@@ -128,7 +134,7 @@ export interface Store {
   /** Mark a running run of the account for cancellation; returns the run (null when not on the account). */
   requestFixRunCancel(accountId: string, id: string): Promise<FixRunRecord | null>;
 
-  /** Newest first (by `at` then id), for the console: `cursor` continues strictly older, `filter` ANDs its fields. */
+  /** Newest first as listReceipts, for the console: `cursor` continues strictly older, `filter` ANDs its fields. */
   searchReceipts(accountId: string, options: { limit: number; cursor?: ReceiptCursor; filter?: ReceiptFilter }): Promise<ReceiptPage>;
   /** Cost, requests and failed requests per UTC hour or day with created_at in [from, to), oldest first; empty buckets left out. */
   spendSeries(accountId: string, options: { from: string; to: string; bucket: 'hour' | 'day' }): Promise<SpendBucket[]>;

@@ -1,6 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
 import { GatewayError } from '../../errors/gateway-error.ts';
+import { parseInstantNanos } from '../../lib/instant-nanos.ts';
 import { formatUsd } from '../../lib/money.ts';
 import type { ReceiptCursor, SpendBucket, UsageRow } from '../../storage/records.ts';
 import type { GatewayDeps } from '../gateway-deps.ts';
@@ -23,15 +24,16 @@ const limit = (most: number, fallback: number) =>
     .refine((value) => value >= 1 && value <= most, `must be from 1 to ${most}`)
     .default(String(fallback));
 
-/** An opaque cursor: where the previous page ended. */
+/** An opaque cursor: where the previous page ended, the full-precision created_at of its last receipt. */
 function encodeCursor(cursor: ReceiptCursor): string {
-  return Buffer.from(JSON.stringify([cursor.createdAt, cursor.id])).toString('base64url');
+  return Buffer.from(JSON.stringify([cursor.createdAt])).toString('base64url');
 }
 
+/** Cursors given before created_at had nine digits also carried an id: the instant alone is read. */
 function decodeCursor(text: string): ReceiptCursor {
   try {
-    const [createdAt, id] = JSON.parse(Buffer.from(text, 'base64url').toString('utf8')) as [unknown, unknown];
-    if (typeof createdAt === 'string' && typeof id === 'string' && !Number.isNaN(Date.parse(createdAt))) return { createdAt, id };
+    const [createdAt] = JSON.parse(Buffer.from(text, 'base64url').toString('utf8')) as [unknown];
+    if (typeof createdAt === 'string' && parseInstantNanos(createdAt) !== null) return { createdAt };
   } catch {}
   throw new GatewayError('invalid_request', 'cursor: not a cursor this API gave', {}, 'cursor');
 }
@@ -117,7 +119,7 @@ export function registerReportsRoutes(app: FastifyInstance, deps: GatewayDeps): 
       object: 'list',
       data: page.data.map(renderReceipt),
       has_more: page.hasMore,
-      next_cursor: page.hasMore && last ? encodeCursor({ createdAt: last.createdAt, id: last.id }) : null,
+      next_cursor: page.hasMore && last ? encodeCursor({ createdAt: last.createdAt }) : null,
     };
   });
 

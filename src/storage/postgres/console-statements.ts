@@ -1,4 +1,5 @@
 import type { QueryConfig } from 'pg';
+import { instantNanos } from '../receipt-order.ts';
 import { receiptColumns } from './statements.ts';
 import type { AliasRule, MemberRole, ReceiptCursor, ReceiptFilter, SessionRecord, SignInNonceRecord } from '../records.ts';
 
@@ -14,23 +15,30 @@ function named(name: string, text: string, values: unknown[]): Statement {
   return { name: `gateway_${name}`, text, values };
 }
 
-/** Usage per group `name` over [$2, $3): tokens from the receipt's usage JSON, absent usage counts 0. sum() of BIGINT is numeric: back to BIGINT. */
+/** An ISO instant as a created_ns bound (text: a bigint parameter beyond a safe JS integer). */
+const nanos = (instant: string) => instantNanos(instant).toString();
+
+/**
+ * Usage per group `name` with created_ns in [$2, $3): tokens from the receipt's usage JSON, absent usage counts 0.
+ * sum() of BIGINT is numeric: back to BIGINT.
+ */
 function usageText(name: string): string {
   return `SELECT ${name} AS name, count(*) AS requests, count(*) FILTER (WHERE status = 'failed') AS errors,
             coalesce(sum((usage->>'inputTokens')::numeric), 0)::bigint AS input_tokens,
             coalesce(sum((usage->>'outputTokens')::numeric), 0)::bigint AS output_tokens,
             sum(cost_nano)::bigint AS cost_nano
-          FROM receipts WHERE account_id = $1 AND created_at >= $2 AND created_at < $3
+          FROM receipts WHERE account_id = $1 AND created_ns >= $2::bigint AND created_ns < $3::bigint
           GROUP BY 1 ORDER BY requests DESC, name`;
 }
 
+/** Filters and how each becomes a condition and a parameter; time bounds go by created_ns, in the account's index. */
 const searchFields = [
-  ['keyId', 'key_id = $'],
-  ['model', '(requested_model = $ OR answering_model = $)'],
-  ['status', 'status = $'],
-  ['endpoint', 'endpoint = $'],
-  ['from', 'created_at >= $'],
-  ['to', 'created_at < $'],
+  ['keyId', 'key_id = $', String],
+  ['model', '(requested_model = $ OR answering_model = $)', String],
+  ['status', 'status = $', String],
+  ['endpoint', 'endpoint = $', String],
+  ['from', 'created_ns >= $::bigint', nanos],
+  ['to', 'created_ns < $::bigint', nanos],
 ] as const;
 
 export const consoleStatements = {
@@ -46,26 +54,26 @@ export const consoleStatements = {
   /**
    * The receipt search with only the conditions in use (one named statement per combination,
    * so each gets a plan that can use an index). Keyset pagination: strictly older than the
-   * cursor by (created_at, id), the order of the index.
+   * cursor by created_ns, unique per account and the order of the index.
    */
   searchReceipts: (accountId: string, limit: number, filter: ReceiptFilter, cursor: ReceiptCursor | undefined): Statement => {
     const conditions = ['account_id = $1'];
     const values: unknown[] = [accountId];
     let shape = 0;
-    searchFields.forEach(([field, condition], index) => {
+    searchFields.forEach(([field, condition, parameter], index) => {
       const value = filter[field];
       if (value === undefined) return;
-      values.push(value);
+      values.push(parameter(value));
       conditions.push(condition.replaceAll('$', `$${values.length}`));
       shape |= 1 << index;
     });
     if (cursor) {
-      values.push(cursor.createdAt, cursor.id);
-      conditions.push(`(created_at, id) < ($${values.length - 1}::timestamptz, $${values.length})`);
+      values.push(nanos(cursor.createdAt));
+      conditions.push(`created_ns < $${values.length}::bigint`);
       shape |= 1 << searchFields.length;
     }
     values.push(limit);
-    const text = `SELECT ${receiptColumns} FROM receipts WHERE ${conditions.join(' AND ')} ORDER BY created_at DESC, id DESC LIMIT $${values.length}`;
+    const text = `SELECT ${receiptColumns} FROM receipts WHERE ${conditions.join(' AND ')} ORDER BY created_ns DESC LIMIT $${values.length}`;
     return named(`search_receipts_${shape}`, text, values);
   },
   spendSeries: (accountId: string, from: string, to: string, bucket: 'hour' | 'day') =>
@@ -73,13 +81,13 @@ export const consoleStatements = {
       'spend_series',
       `SELECT date_trunc($4, created_at AT TIME ZONE 'UTC') AT TIME ZONE 'UTC' AS start, sum(cost_nano)::bigint AS cost_nano,
               count(*) AS requests, count(*) FILTER (WHERE status = 'failed') AS errors
-       FROM receipts WHERE account_id = $1 AND created_at >= $2 AND created_at < $3
+       FROM receipts WHERE account_id = $1 AND created_ns >= $2::bigint AND created_ns < $3::bigint
        GROUP BY 1 ORDER BY 1`,
-      [accountId, from, to, bucket],
+      [accountId, nanos(from), nanos(to), bucket],
     ),
   usageByModel: (accountId: string, from: string, to: string, unknown: string) =>
-    named('usage_by_model', usageText('coalesce(answering_model, requested_model, $4)'), [accountId, from, to, unknown]),
-  usageByKey: (accountId: string, from: string, to: string) => named('usage_by_key', usageText('key_id'), [accountId, from, to]),
+    named('usage_by_model', usageText('coalesce(answering_model, requested_model, $4)'), [accountId, nanos(from), nanos(to), unknown]),
+  usageByKey: (accountId: string, from: string, to: string) => named('usage_by_key', usageText('key_id'), [accountId, nanos(from), nanos(to)]),
   funds: (accountId: string, limit: number, beforeId: number | null) =>
     named(
       'funds',

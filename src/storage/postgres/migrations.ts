@@ -423,6 +423,94 @@ export const migrations: readonly Migration[] = [
       $$;
     `,
   },
+  {
+    version: 6,
+    name: 'receipts ordered by a nanosecond instant unique per account',
+    sql: `
+      -- Receipts of one millisecond were told apart by id alone, which a client paging with
+      -- before=<created_at> never sees; timestamptz keeps microseconds at most. created_ns
+      -- (receipt-order.ts) is unique per account.
+      ALTER TABLE receipts ADD COLUMN created_ns bigint;
+      -- Existing rows keep their order (created_at, then id): the k-th of an instant gets k - 1 ns more.
+      UPDATE receipts AS r SET created_ns = numbered.created_ns
+      FROM (
+        SELECT id, base + row_number() OVER (PARTITION BY account_id, base ORDER BY id) - 1 AS created_ns
+        FROM (
+          SELECT id, account_id,
+                 extract(epoch FROM date_trunc('second', created_at))::bigint * 1000000000
+                   + (extract(microseconds FROM created_at)::bigint % 1000000) * 1000 AS base
+          FROM receipts
+        ) AS based
+      ) AS numbered
+      WHERE r.id = numbered.id;
+      ALTER TABLE receipts ALTER COLUMN created_ns SET NOT NULL;
+      CREATE UNIQUE INDEX receipts_by_account_created ON receipts (account_id, created_ns);
+      CREATE INDEX receipts_by_key_created ON receipts (account_id, key_id, created_ns);
+      DROP INDEX receipts_by_account_newest;
+      DROP INDEX receipts_by_key_newest;
+
+      -- The same settlement, the receipt at a free created_ns from p_created_ns up, which it
+      -- returns. Two settlements of one account finding the same value: the second insert waits
+      -- for the first to commit, inserts nothing, and looks again past that value. The wait is
+      -- on that one index entry; no row is locked to take turns.
+      DROP FUNCTION gateway_record_receipt(text, text, text, text, text, timestamptz, text, text, boolean, text, text, jsonb, jsonb,
+        boolean, jsonb, bigint, bigint, double precision, double precision, text, boolean, jsonb);
+      CREATE FUNCTION gateway_record_receipt(
+        p_id text, p_request_id text, p_account_id text, p_key_id text, p_key_prefix text,
+        p_created_at timestamptz, p_status text, p_endpoint text, p_stream boolean,
+        p_requested_model text, p_answering_model text, p_attempts jsonb, p_usage jsonb,
+        p_usage_estimated boolean, p_prices jsonb, p_hold_nano bigint, p_cost_nano bigint,
+        p_latency_ms double precision, p_time_to_first_token_ms double precision, p_error_code text,
+        p_touch_key boolean, p_warnings jsonb, p_created_ns bigint
+      ) RETURNS bigint
+      LANGUAGE plpgsql AS $$
+      DECLARE
+        v_day text;
+        v_month text;
+        v_ns bigint := p_created_ns;
+      BEGIN
+        IF p_cost_nano > 0 THEN
+          UPDATE accounts SET balance_nano = balance_nano - p_cost_nano WHERE id = p_account_id;
+        END IF;
+        LOOP
+          -- Above every value taken from v_ns to the end of its millisecond, as committed when this statement starts.
+          SELECT coalesce(max(r.created_ns) + 1, v_ns) INTO v_ns FROM receipts r
+          WHERE r.account_id = p_account_id AND r.created_ns >= v_ns
+            AND r.created_ns < v_ns - (v_ns % 1000000 + 1000000) % 1000000 + 1000000;
+          INSERT INTO receipts (id, request_id, account_id, key_id, key_prefix, created_at, created_ns, status, endpoint, stream,
+                                requested_model, answering_model, attempts, warnings, usage, usage_estimated, prices,
+                                hold_nano, cost_nano, latency_ms, time_to_first_token_ms, error_code)
+          VALUES (p_id, p_request_id, p_account_id, p_key_id, p_key_prefix, p_created_at, v_ns, p_status, p_endpoint, p_stream,
+                  p_requested_model, p_answering_model, p_attempts, p_warnings, p_usage, p_usage_estimated, p_prices,
+                  p_hold_nano, p_cost_nano, p_latency_ms, p_time_to_first_token_ms, p_error_code)
+          ON CONFLICT (account_id, created_ns) DO NOTHING;
+          EXIT WHEN FOUND;
+          -- Taken by a settlement that committed while this one waited, as others waiting may find
+          -- too: look again from a little past it, at random, so they do not all want the next one.
+          v_ns := v_ns + 1 + floor(random() * 64)::bigint;
+        END LOOP;
+        DELETE FROM holds WHERE id = p_id RETURNING day, month INTO v_day, v_month;
+        IF p_cost_nano > 0 THEN
+          -- Without its hold (recovered, or never placed) a cost counts on the receipt's UTC day.
+          v_day := coalesce(v_day, to_char(p_created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD'));
+          v_month := coalesce(v_month, to_char(p_created_at AT TIME ZONE 'UTC', 'YYYY-MM'));
+          INSERT INTO key_daily_spend AS s (key_id, day, account_id, charged_nano)
+          VALUES (p_key_id, v_day, p_account_id, p_cost_nano)
+          ON CONFLICT (key_id, day) DO UPDATE SET charged_nano = s.charged_nano + EXCLUDED.charged_nano;
+          INSERT INTO account_monthly_spend AS s (account_id, month, charged_nano)
+          VALUES (p_account_id, v_month, p_cost_nano)
+          ON CONFLICT (account_id, month) DO UPDATE SET charged_nano = s.charged_nano + EXCLUDED.charged_nano;
+        END IF;
+        -- Never move backwards: a long stream can finish after a later request's receipt.
+        IF p_touch_key THEN
+          UPDATE api_keys SET last_used_at = p_created_at
+          WHERE id = p_key_id AND (last_used_at IS NULL OR last_used_at < p_created_at);
+        END IF;
+        RETURN v_ns;
+      END
+      $$;
+    `,
+  },
 ];
 
 /**

@@ -1,4 +1,5 @@
 import type pg from 'pg';
+import { formatInstantNanos } from '../../lib/instant-nanos.ts';
 import { formatUsd } from '../../lib/money.ts';
 import { orphanReceipt, recoveredFixRunResult } from '../orphan-receipt.ts';
 import type { AccountSummary, HoldDecision, HoldRecord, HoldRefusal, ReceiptRecord } from '../records.ts';
@@ -40,11 +41,12 @@ export function createPostgresLedger(database: PostgresDatabase) {
     if (previous === undefined || at > previous) lastTouched.set(keyId, at);
   }
 
-  /** One round trip; on a transaction's client when given. */
-  async function recordReceipt(receipt: ReceiptRecord, client?: pg.PoolClient): Promise<void> {
+  /** One round trip; on a transaction's client when given. Returns the receipt's createdAt as stored (receipt-order.ts). */
+  async function recordReceipt(receipt: ReceiptRecord, client?: pg.PoolClient): Promise<string> {
     const touch = shouldTouch(receipt.keyId, receipt.createdAt);
-    await database.rows(statements.recordReceipt(receipt, touch), client);
+    const row = await database.first<{ created_ns: string }>(statements.recordReceipt(receipt, touch), client);
     if (touch) touched(receipt.keyId, receipt.createdAt);
+    return formatInstantNanos(BigInt(row!.created_ns));
   }
 
   /** One round trip. */
@@ -73,9 +75,9 @@ export function createPostgresLedger(database: PostgresDatabase) {
         const row = await database.first<HoldRow>(statements.takeOrphanedHold(id, now, deadOwners), client);
         if (!row) return null;
         const closed = orphanReceipt(holdFromRow(row), now);
-        await recordReceipt(closed, client);
+        const createdAt = await recordReceipt(closed, client);
         await database.rows(statements.failRecoveredFixRun(id, recoveredFixRunResult(), now), client);
-        return closed;
+        return { ...closed, createdAt };
       });
       if (receipt) released.push(receipt);
     }

@@ -105,6 +105,57 @@ if (unreachable !== null) {
       }
     });
 
+    test('receipts written before created_ns get distinct instants, in the order they were listed in', async () => {
+      const schema = await freshSchema();
+      // A schema at version 5, as the gateway before created_ns left it.
+      const client = new pg.Client({ connectionString: urlOnSchema(schema) });
+      await client.connect();
+      try {
+        await client.query('CREATE TABLE schema_migrations (version integer PRIMARY KEY, name text NOT NULL, applied_at timestamptz NOT NULL)');
+        for (const migration of migrations.filter((migration) => migration.version <= 5)) {
+          await client.query(migration.sql);
+          await client.query('INSERT INTO schema_migrations VALUES ($1, $2, now())', [migration.version, migration.name]);
+        }
+        await client.query('INSERT INTO accounts (id, balance_nano, created_at) VALUES ($1, 0, now())', [DEFAULT_ACCOUNT_ID]);
+        for (const [id, createdAt] of [
+          ['rcpt_b', '2025-03-01T10:00:00.123Z'],
+          ['rcpt_a', '2025-03-01T10:00:00.123Z'],
+          ['rcpt_c', '2025-03-01T10:00:00.123Z'],
+          ['rcpt_0', '2025-03-01T10:00:00.122Z'],
+          ['rcpt_z', '1969-12-31T23:59:59.999Z'],
+        ]) {
+          await client.query(
+            `INSERT INTO receipts (id, request_id, account_id, key_id, key_prefix, created_at, status, endpoint, stream, attempts, usage_estimated,
+               hold_nano, cost_nano, latency_ms) VALUES ($1, 'req', $2, 'key', 'svc_x', $3, 'succeeded', 'chat.completions', false, '[]', false, 0, 0, 1)`,
+            [id, DEFAULT_ACCOUNT_ID, createdAt],
+          );
+        }
+      } finally {
+        await client.end();
+      }
+
+      const store = createPostgresStore(urlOnSchema(schema));
+      try {
+        await store.migrate();
+        const page = await store.listReceipts(DEFAULT_ACCOUNT_ID, { limit: 10 });
+        assert.deepEqual(
+          page.data.map((receipt) => [receipt.id, receipt.createdAt]),
+          [
+            ['rcpt_c', '2025-03-01T10:00:00.123000002Z'],
+            ['rcpt_b', '2025-03-01T10:00:00.123000001Z'],
+            ['rcpt_a', '2025-03-01T10:00:00.123000000Z'],
+            ['rcpt_0', '2025-03-01T10:00:00.122000000Z'],
+            ['rcpt_z', '1969-12-31T23:59:59.999000000Z'],
+          ],
+        );
+        await store.insertKey(sampleKey());
+        await store.recordReceipt(sampleReceipt({ id: 'rcpt_new', createdAt: '2025-03-01T10:00:00.123Z', costNano: 0 }));
+        assert.equal((await store.getReceipt(DEFAULT_ACCOUNT_ID, 'rcpt_new'))?.createdAt, '2025-03-01T10:00:00.123000003Z');
+      } finally {
+        await store.close();
+      }
+    });
+
     test('use before migrate says so', async () => {
       const store = await freshStore();
       try {
@@ -176,6 +227,33 @@ if (unreachable !== null) {
         const summary = await first.accountSummary(DEFAULT_ACCOUNT_ID, MONTH);
         assert.deepEqual([summary.holdCount, summary.monthChargedNano], [0, charged]);
         assert.deepEqual(await second.keyDaySpend('key_000000001aaaaaaaaaaaa', DAY), { chargedNano: charged, heldNano: 0 });
+      }));
+
+    test('two processes settling 300 receipts of one millisecond at once: each its own created_at, paged once each', () =>
+      withTwoProcesses(async (first, second, schema) => {
+        const ids = Array.from({ length: 300 }, (_, index) => `rcpt_${String(index).padStart(3, '0')}`);
+        await Promise.all(
+          ids.map((id, index) =>
+            (index % 2 ? first : second).recordReceipt(sampleReceipt({ id, createdAt: `${DAY}T10:00:00.000Z`, costNano: index % 2 })),
+          ),
+        );
+        const { rows } = await admin.query(
+          `SELECT count(DISTINCT created_ns)::int AS distinct, min(created_ns)::text AS first, max(created_ns)::text AS last FROM ${schema}.receipts`,
+        );
+        const start = BigInt(Date.parse(`${DAY}T10:00:00.000Z`)) * 1_000_000n;
+        assert.equal(rows[0].distinct, 300);
+        assert.equal(rows[0].first, String(start));
+        assert.ok(BigInt(rows[0].last) < start + 1_000_000n, 'all in the millisecond asked for');
+        const seen: string[] = [];
+        let before: string | undefined;
+        for (;;) {
+          const page = await (seen.length % 2 ? first : second).listReceipts(DEFAULT_ACCOUNT_ID, { limit: 30, before });
+          seen.push(...page.data.map((receipt) => receipt.id));
+          if (!page.hasMore) break;
+          before = page.data.at(-1)!.createdAt;
+        }
+        assert.equal(seen.length, 300);
+        assert.deepEqual([...seen].sort(), ids);
       }));
 
     test('two processes recovering at once close each orphaned hold exactly once', () =>

@@ -96,7 +96,9 @@ export function createPostgresStore(url: string): Store {
     },
 
     placeHold: (hold, dailyLimitNano) => ledger.placeHold(hold, dailyLimitNano),
-    recordReceipt: (receipt) => ledger.recordReceipt(receipt),
+    async recordReceipt(receipt) {
+      await ledger.recordReceipt(receipt);
+    },
     extendHolds: (owner, expiresAt) => ledger.extendHolds(owner, expiresAt),
     releaseOrphanedHolds: (now, isOwnerDead) => ledger.releaseOrphanedHolds(now, isOwnerDead),
     listHolds: (accountId) => ledger.listHolds(accountId),

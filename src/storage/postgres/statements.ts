@@ -1,5 +1,6 @@
 import type { QueryConfig } from 'pg';
 import type { ApiKeyRecord, FixQuoteRecord, FixRunEvent, FixRunRecord, FixRunStatus, HoldRecord, ReceiptRecord } from '../records.ts';
+import { instantNanos } from '../receipt-order.ts';
 import { jsonParameter } from './json-parameter.ts';
 
 /**
@@ -11,8 +12,9 @@ type Statement = QueryConfig<unknown[]>;
 
 const keyColumns =
   'id, account_id, name, prefix, hash, scopes, models, daily_limit_nano, rate_limit_per_minute, expires_at, revoked_at, created_at, last_used_at';
+/** A receipt as read: created_ns as text, past what a JS number holds exactly (the INT8 parser would refuse it). */
 export const receiptColumns =
-  'id, request_id, account_id, key_id, key_prefix, created_at, status, endpoint, stream, requested_model, answering_model, attempts, warnings, usage, usage_estimated, prices, hold_nano, cost_nano, latency_ms, time_to_first_token_ms, error_code';
+  'id, request_id, account_id, key_id, key_prefix, created_at, created_ns::text AS created_ns, status, endpoint, stream, requested_model, answering_model, attempts, warnings, usage, usage_estimated, prices, hold_nano, cost_nano, latency_ms, time_to_first_token_ms, error_code';
 const holdColumns =
   'id, request_id, account_id, key_id, key_prefix, endpoint, stream, requested_model, amount_nano, day, month, created_at, owner, expires_at';
 const fixQuoteColumns =
@@ -30,7 +32,7 @@ function named(name: string, text: string, values: unknown[]): Statement {
 }
 
 const placeHoldText = `SELECT placed, reason, remaining_nano FROM gateway_place_hold(${placeholders(15)})`;
-const recordReceiptText = `SELECT gateway_record_receipt(${placeholders(22)})`;
+const recordReceiptText = `SELECT gateway_record_receipt(${placeholders(23)})::text AS created_ns`;
 const startFixRunText = `SELECT started, reason, remaining_nano, existing_run_id FROM gateway_start_fix_run(${placeholders(25)})`;
 
 export const statements = {
@@ -97,7 +99,7 @@ export const statements = {
   keyChangesVersion: () => named('key_changes_version', 'SELECT version FROM key_changes WHERE id', []),
 
   // Receipts
-  /** Receipt, charge, hold release and last use in one statement (migration 2). */
+  /** Receipt, charge, hold release and last use in one statement (migration 6); returns the receipt's created_ns. */
   recordReceipt: (receipt: ReceiptRecord, touchKey: boolean) =>
     named('record_receipt', recordReceiptText, [
       receipt.id,
@@ -122,19 +124,18 @@ export const statements = {
       receipt.errorCode,
       touchKey,
       jsonParameter(receipt.warnings),
+      instantNanos(receipt.createdAt).toString(),
     ]),
   receipt: (accountId: string, id: string) =>
     named('receipt', `SELECT ${receiptColumns} FROM receipts WHERE account_id = $1 AND id = $2`, [accountId, id]),
   newestReceipts: (accountId: string, limit: number) =>
-    named('newest_receipts', `SELECT ${receiptColumns} FROM receipts WHERE account_id = $1 ORDER BY created_at DESC, id DESC LIMIT $2`, [
-      accountId,
-      limit,
-    ]),
+    named('newest_receipts', `SELECT ${receiptColumns} FROM receipts WHERE account_id = $1 ORDER BY created_ns DESC LIMIT $2`, [accountId, limit]),
+  /** `before` is an ISO instant: receipts with a smaller created_ns. */
   receiptsBefore: (accountId: string, before: string, limit: number) =>
     named(
       'receipts_before',
-      `SELECT ${receiptColumns} FROM receipts WHERE account_id = $1 AND created_at < $2 ORDER BY created_at DESC, id DESC LIMIT $3`,
-      [accountId, before, limit],
+      `SELECT ${receiptColumns} FROM receipts WHERE account_id = $1 AND created_ns < $2::bigint ORDER BY created_ns DESC LIMIT $3`,
+      [accountId, instantNanos(before).toString(), limit],
     ),
 
   // Holds

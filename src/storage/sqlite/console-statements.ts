@@ -1,5 +1,6 @@
 import type { Database, Statement } from 'better-sqlite3';
 import type { ReceiptCursor, ReceiptFilter } from '../records.ts';
+import { instantNanos } from '../receipt-order.ts';
 import { receiptColumns } from './statements.ts';
 import type { FundsRow, MemberRow, SessionRow, SignInNonceRow, UsageSqlRow } from '../row-mapping.ts';
 import type { SqliteAliasRuleRow, SqliteApiKeyRow, SqliteAuditRow, SqliteReceiptRow } from './sqlite-rows.ts';
@@ -17,7 +18,8 @@ export interface SpendRow {
   errors: number;
 }
 
-type Range = { accountId: string; from: string; to: string };
+/** Receipts with created_ns in [from, to). */
+type Range = { accountId: string; from: bigint; to: bigint };
 
 /** Usage per group `name`: tokens come from the receipt's usage JSON, absent usage counts 0. */
 function usageSql(name: string): string {
@@ -25,7 +27,7 @@ function usageSql(name: string): string {
             coalesce(sum(json_extract(usage, '$.inputTokens')), 0) AS input_tokens,
             coalesce(sum(json_extract(usage, '$.outputTokens')), 0) AS output_tokens,
             sum(cost_nano) AS cost_nano
-          FROM receipts WHERE account_id = @accountId AND created_at >= @from AND created_at < @to
+          FROM receipts WHERE account_id = @accountId AND created_ns >= @from AND created_ns < @to
           GROUP BY 1 ORDER BY requests DESC, name`;
 }
 
@@ -46,11 +48,12 @@ export function prepareConsoleStatements(db: Database) {
     ),
 
     // Bucket start from the ISO text itself: created_at is always UTC with a Z, so its first
-    // 13 (hour) or 10 (day) characters name the bucket.
+    // 13 (hour) or 10 (day) characters name the bucket. The range goes by created_ns, in the
+    // account's index: created_ns and created_at share their millisecond.
     spendSeries: db.prepare<[Range & { length: number; suffix: string }], SpendRow>(
       `SELECT substr(created_at, 1, @length) || @suffix AS start, sum(cost_nano) AS cost_nano,
               count(*) AS requests, sum(status = 'failed') AS errors
-       FROM receipts WHERE account_id = @accountId AND created_at >= @from AND created_at < @to
+       FROM receipts WHERE account_id = @accountId AND created_ns >= @from AND created_ns < @to
        GROUP BY 1 ORDER BY 1`,
     ),
     usageByModel: db.prepare<[Range & { unknown: string }], UsageSqlRow>(usageSql('coalesce(answering_model, requested_model, @unknown)')),
@@ -107,39 +110,38 @@ export function prepareConsoleStatements(db: Database) {
 
 export type ConsoleStatements = ReturnType<typeof prepareConsoleStatements>;
 
+type SearchParameter = string | number | bigint;
+
 export interface ReceiptSearch {
   /** Names the statement's shape: one prepared statement per combination of filters used. */
   shape: string;
   text: string;
-  parameters: Record<string, string | number>;
+  parameters: Record<string, SearchParameter>;
 }
 
 /**
  * The receipt search as SQL with only the conditions in use, so each shape gets a plan that
  * can use an index (a key's receipts, the account's newest). Keyset pagination: strictly older
- * than the cursor by (created_at, id), the order of the index.
+ * than the cursor by created_ns, unique per account and the order of the index.
  */
 export function receiptSearch(accountId: string, limit: number, filter: ReceiptFilter, cursor: ReceiptCursor | undefined): ReceiptSearch {
   const conditions = ['account_id = @accountId'];
-  const parameters: Record<string, string | number> = { accountId, limit };
-  const add = (name: string, value: string | undefined, condition: string) => {
+  const parameters: Record<string, SearchParameter> = { accountId, limit };
+  const add = (name: string, value: SearchParameter | undefined, condition: string) => {
     if (value === undefined) return;
     conditions.push(condition);
     parameters[name] = value;
   };
+  const nanos = (instant: string | undefined) => (instant === undefined ? undefined : instantNanos(instant));
   add('keyId', filter.keyId, 'key_id = @keyId');
   add('model', filter.model, '(requested_model = @model OR answering_model = @model)');
   add('status', filter.status, 'status = @status');
   add('endpoint', filter.endpoint, 'endpoint = @endpoint');
-  add('from', filter.from, 'created_at >= @from');
-  add('to', filter.to, 'created_at < @to');
-  if (cursor) {
-    conditions.push('(created_at, id) < (@cursorAt, @cursorId)');
-    parameters.cursorAt = cursor.createdAt;
-    parameters.cursorId = cursor.id;
-  }
-  const text = `SELECT ${receiptColumns} FROM receipts WHERE ${conditions.join(' AND ')} ORDER BY created_at DESC, id DESC LIMIT @limit`;
+  add('from', nanos(filter.from), 'created_ns >= @from');
+  add('to', nanos(filter.to), 'created_ns < @to');
+  add('cursor', nanos(cursor?.createdAt), 'created_ns < @cursor');
+  const text = `SELECT ${receiptColumns} FROM receipts WHERE ${conditions.join(' AND ')} ORDER BY created_ns DESC LIMIT @limit`;
   return { shape: conditions.join(' AND '), text, parameters };
 }
 
-export type ReceiptSearchStatement = Statement<[Record<string, string | number>], SqliteReceiptRow>;
+export type ReceiptSearchStatement = Statement<[Record<string, SearchParameter>], SqliteReceiptRow>;

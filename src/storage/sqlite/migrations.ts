@@ -238,6 +238,31 @@ export const migrations: readonly Migration[] = [
     name: 'receipts carry warnings: client settings a provider could not honour',
     sql: `ALTER TABLE receipts ADD COLUMN warnings TEXT NOT NULL DEFAULT '[]';`,
   },
+  {
+    version: 7,
+    name: 'receipts ordered by a nanosecond instant unique per account',
+    sql: `
+      -- Receipts of one millisecond were told apart by id alone, which a client paging with
+      -- before=<created_at> never sees. created_ns (receipt-order.ts) is unique per account; every
+      -- insert gives it, the default only fills the rows already here.
+      ALTER TABLE receipts ADD COLUMN created_ns INTEGER NOT NULL DEFAULT 0;
+      -- Existing rows keep their order (created_at, then id): the k-th of a millisecond gets k - 1 ns more.
+      UPDATE receipts SET created_ns = numbered.created_ns
+      FROM (
+        SELECT id, base + row_number() OVER (PARTITION BY account_id, base ORDER BY id) - 1 AS created_ns
+        FROM (
+          SELECT id, account_id,
+                 (CAST(strftime('%s', created_at) AS INTEGER) * 1000 + CAST(substr(strftime('%f', created_at), 4) AS INTEGER)) * 1000000 AS base
+          FROM receipts
+        )
+      ) AS numbered
+      WHERE receipts.id = numbered.id;
+      CREATE UNIQUE INDEX receipts_by_account_created ON receipts (account_id, created_ns);
+      CREATE INDEX receipts_by_key_created ON receipts (account_id, key_id, created_ns);
+      DROP INDEX receipts_by_account_newest;
+      DROP INDEX receipts_by_key_newest;
+    `,
+  },
 ];
 
 /**

@@ -11,6 +11,7 @@ import {
 } from '../console-storage.ts';
 import type { AliasRule, ApiKeyRecord, AuditEntry, MemberRecord, MemberRole } from '../records.ts';
 import { fundsFromRow, memberFromRow, sessionFromRow, sessionToRow, signInNonceFromRow, signInNonceToRow, usageFromRow } from '../row-mapping.ts';
+import { instantNanos } from '../receipt-order.ts';
 import type { Store } from '../store.ts';
 import { prepareConsoleStatements, receiptSearch, type ConsoleStatements, type ReceiptSearchStatement } from './console-statements.ts';
 import { aliasRuleFromSqlite, aliasRuleToSqlite, apiKeyFromSqlite, auditFromSqlite, receiptFromSqlite } from './sqlite-rows.ts';
@@ -104,12 +105,12 @@ export function createSqliteConsole(db: Database, newestAudit: (accountId: strin
       return { data: rows.slice(0, limit).map(receiptFromSqlite), hasMore: rows.length > limit };
     },
     async spendSeries(accountId, { from, to, bucket }) {
-      const rows = sql().spendSeries.all({ accountId, from, to, ...BUCKETS[bucket] });
+      const rows = sql().spendSeries.all({ accountId, from: instantNanos(from), to: instantNanos(to), ...BUCKETS[bucket] });
       return rows.map((row) => ({ start: row.start, costNano: row.cost_nano, requests: row.requests, errors: row.errors }));
     },
     async usageBy(accountId, { from, to, by }) {
-      const rows =
-        by === 'model' ? sql().usageByModel.all({ accountId, from, to, unknown: UNKNOWN_MODEL }) : sql().usageByKey.all({ accountId, from, to });
+      const range = { accountId, from: instantNanos(from), to: instantNanos(to) };
+      const rows = by === 'model' ? sql().usageByModel.all({ ...range, unknown: UNKNOWN_MODEL }) : sql().usageByKey.all(range);
       return rows.map(usageFromRow);
     },
     async listFunds(accountId, { limit, beforeId }) {

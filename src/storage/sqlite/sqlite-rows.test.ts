@@ -33,5 +33,6 @@ test('SQLite keeps JSON as text and booleans as 0/1, and gives the same record b
   assert.equal(stored.usage, null);
   assert.equal(stored.stream, 1);
   assert.equal(stored.usage_estimated, 0);
-  assert.deepEqual(receiptFromSqlite(stored), receipt);
+  assert.equal(stored.created_ns, '1795255200000000000');
+  assert.deepEqual(receiptFromSqlite(stored), { ...receipt, createdAt: '2026-11-21T10:00:00.000000000Z' }, 'created_at read back from created_ns');
 });

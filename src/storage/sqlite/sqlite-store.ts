@@ -1,6 +1,7 @@
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import Database from 'better-sqlite3';
+import { formatInstantNanos } from '../../lib/instant-nanos.ts';
 import { formatUsd } from '../../lib/money.ts';
 import type { ApiKeyRecord, AuditEntry, ReceiptRecord } from '../records.ts';
 import type { ReceiptPage, Store } from '../store.ts';
@@ -8,6 +9,7 @@ import { startCheckpointWorker } from './checkpoint-worker.ts';
 import { keyCreatedDetail } from '../console-storage.ts';
 import { applyMigrations } from './migrations.ts';
 import { orphanReceipt } from '../orphan-receipt.ts';
+import { instantNanos, millisecondEnd } from '../receipt-order.ts';
 import { createSqliteConsole } from './sqlite-console.ts';
 import { createSqliteFixRuns } from './sqlite-fix-runs.ts';
 import { createSqliteLedger } from './sqlite-ledger.ts';
@@ -77,13 +79,27 @@ export function createSqliteStore(path: string): Store {
     if (previous === undefined || at > previous) lastTouched.set(keyId, at);
   }
 
-  const recordReceipt = db.transaction((receipt: ReceiptRecord) => {
+  /** Inserts the receipt at the first free created_ns from its createdAt up (receipt-order.ts); returns its createdAt as stored. */
+  function insertReceipt(receipt: ReceiptRecord): string {
     const statements = sql();
-    statements.insertReceipt.run(receiptToSqlite(receipt));
+    const row = receiptToSqlite(receipt);
+    // One writer at a time: the value found is free unless its millisecond is full, then the next one is tried.
+    let from = BigInt(row.created_ns);
+    while (true) {
+      const candidate = statements.nextReceiptInstant.get({ accountId: receipt.accountId, from, end: millisecondEnd(from) })!;
+      if (statements.insertReceipt.run({ ...row, created_ns: candidate }).changes === 1) return formatInstantNanos(candidate);
+      from = candidate;
+    }
+  }
+
+  const recordReceipt = db.transaction((receipt: ReceiptRecord): string => {
+    const statements = sql();
+    const createdAt = insertReceipt(receipt);
     // The receipt is the charge record: its cost leaves the balance in the same transaction.
     if (receipt.costNano > 0) statements.debitAccount.run(receipt.costNano, receipt.accountId);
     ledger.settleHold(receipt);
     touchKey(receipt.keyId, receipt.createdAt);
+    return createdAt;
   });
 
   const fixRuns = createSqliteFixRuns(db, sql, ledger, recordReceipt);
@@ -93,9 +109,9 @@ export function createSqliteStore(path: string): Store {
     for (const hold of ledger.allHolds()) {
       if (hold.expiresAt >= now && !isOwnerDead(hold.owner)) continue;
       const receipt = orphanReceipt(hold, now);
-      recordReceipt(receipt);
+      const createdAt = recordReceipt(receipt);
       fixRuns.endRecovered(hold.id, now);
-      released.push(receipt);
+      released.push({ ...receipt, createdAt });
     }
     return released;
   });
@@ -158,8 +174,8 @@ export function createSqliteStore(path: string): Store {
       return sql().dataVersion.get()!;
     },
 
-    recordReceipt(receipt) {
-      return batcher.run(() => recordReceipt(receipt));
+    async recordReceipt(receipt) {
+      await batcher.run(() => recordReceipt(receipt));
     },
     placeHold(hold, dailyLimitNano) {
       return batcher.run(() => ledger.placeHold(hold, dailyLimitNano));
@@ -194,7 +210,9 @@ export function createSqliteStore(path: string): Store {
       const statements = sql();
       // One row more than asked tells whether another page exists.
       const rows =
-        before === undefined ? statements.newestReceipts.all(accountId, limit + 1) : statements.receiptsBefore.all(accountId, before, limit + 1);
+        before === undefined
+          ? statements.newestReceipts.all(accountId, limit + 1)
+          : statements.receiptsBefore.all(accountId, instantNanos(before), limit + 1);
       return { data: rows.slice(0, limit).map(receiptFromSqlite), hasMore: rows.length > limit };
     },
 

@@ -3,8 +3,10 @@ import type { SqliteApiKeyRow, SqliteAuditRow, SqliteFixQuoteRow, SqliteFixRunEv
 
 const keyColumns =
   'id, account_id, name, prefix, hash, scopes, models, daily_limit_nano, rate_limit_per_minute, expires_at, revoked_at, created_at, last_used_at';
-export const receiptColumns =
-  'id, request_id, account_id, key_id, key_prefix, created_at, status, endpoint, stream, requested_model, answering_model, attempts, warnings, usage, usage_estimated, prices, hold_nano, cost_nano, latency_ms, time_to_first_token_ms, error_code';
+const receiptInsertColumns =
+  'id, request_id, account_id, key_id, key_prefix, created_at, created_ns, status, endpoint, stream, requested_model, answering_model, attempts, warnings, usage, usage_estimated, prices, hold_nano, cost_nano, latency_ms, time_to_first_token_ms, error_code';
+/** A receipt as read: created_ns as text, past what a JS number holds exactly. */
+export const receiptColumns = receiptInsertColumns.replace('created_ns', 'CAST(created_ns AS TEXT) AS created_ns');
 const fixQuoteColumns =
   'id, account_id, key_id, agent, tier, input, input_tokens, estimated_cost_nano, max_cost_nano, step_budget, created_at, expires_at';
 const fixRunColumns =
@@ -32,10 +34,13 @@ export interface Statements {
   revokeKey: Statement<[at: string, id: string], SqliteApiKeyRow>;
   touchKey: Statement<[{ id: string; at: string }]>;
 
-  insertReceipt: Statement<[SqliteReceiptRow]>;
+  /** Inserts nothing when the account already has a receipt at `created_ns`. */
+  insertReceipt: Statement<[Omit<SqliteReceiptRow, 'created_ns'> & { created_ns: bigint }]>;
+  /** The first created_ns of the account from `from` up that is above every one taken below `end`. */
+  nextReceiptInstant: Statement<[{ accountId: string; from: bigint; end: bigint }], bigint>;
   receipt: Statement<[accountId: string, id: string], SqliteReceiptRow>;
   newestReceipts: Statement<[accountId: string, limit: number], SqliteReceiptRow>;
-  receiptsBefore: Statement<[accountId: string, before: string, limit: number], SqliteReceiptRow>;
+  receiptsBefore: Statement<[accountId: string, beforeNanos: bigint, limit: number], SqliteReceiptRow>;
 
   insertFunds: Statement<[accountId: string, at: string, nano: number, note: string | null]>;
   ledgerTotals: Statement<[{ accountId: string }], { funds: number; charges: number }>;
@@ -84,12 +89,19 @@ export function prepareStatements(db: Database): Statements {
     // Never move backwards: a long stream can finish after a later request's receipt.
     touchKey: db.prepare('UPDATE api_keys SET last_used_at = @at WHERE id = @id AND (last_used_at IS NULL OR last_used_at < @at)'),
 
-    insertReceipt: db.prepare(`INSERT INTO receipts (${receiptColumns}) VALUES (${namedValues(receiptColumns)})`),
-    receipt: db.prepare(`SELECT ${receiptColumns} FROM receipts WHERE account_id = ? AND id = ?`),
-    newestReceipts: db.prepare(`SELECT ${receiptColumns} FROM receipts WHERE account_id = ? ORDER BY created_at DESC, id DESC LIMIT ?`),
-    receiptsBefore: db.prepare(
-      `SELECT ${receiptColumns} FROM receipts WHERE account_id = ? AND created_at < ? ORDER BY created_at DESC, id DESC LIMIT ?`,
+    // The conflict target is the instant alone: a duplicate id still fails the write.
+    insertReceipt: db.prepare(
+      `INSERT INTO receipts (${receiptInsertColumns}) VALUES (${namedValues(receiptInsertColumns)}) ON CONFLICT (account_id, created_ns) DO NOTHING`,
     ),
+    nextReceiptInstant: db
+      .prepare<[{ accountId: string; from: bigint; end: bigint }], bigint>(
+        `SELECT coalesce(max(created_ns) + 1, @from) FROM receipts WHERE account_id = @accountId AND created_ns >= @from AND created_ns < @end`,
+      )
+      .pluck()
+      .safeIntegers(),
+    receipt: db.prepare(`SELECT ${receiptColumns} FROM receipts WHERE account_id = ? AND id = ?`),
+    newestReceipts: db.prepare(`SELECT ${receiptColumns} FROM receipts WHERE account_id = ? ORDER BY created_ns DESC LIMIT ?`),
+    receiptsBefore: db.prepare(`SELECT ${receiptColumns} FROM receipts WHERE account_id = ? AND created_ns < ? ORDER BY created_ns DESC LIMIT ?`),
 
     insertFunds: db.prepare("INSERT INTO ledger_entries (account_id, at, kind, amount_nano, receipt_id, note) VALUES (?, ?, 'funds', ?, NULL, ?)"),
     // Funds come from the ledger; charges are the receipts' costs.
