@@ -6,7 +6,7 @@ import type { ApiKeyRecord } from './storage/records.ts';
 import type { GatewayDeps } from './http/gateway-deps.ts';
 import { registerMessagesRoutes } from './http/anthropic/messages-route.ts';
 import { registerBalanceRoute } from './http/balance-route.ts';
-import { installErrorHandling } from './http/error-handling.ts';
+import { answerClientError, installErrorHandling } from './http/error-handling.ts';
 import { registerChatCompletionsRoute } from './http/openai/chat-completions-route.ts';
 import { registerFixRoutes } from './http/fix/fix-routes.ts';
 import { registerConsoleApi } from './http/console/console-api.ts';
@@ -48,6 +48,8 @@ export function buildApp(deps: GatewayDeps): FastifyInstance {
         .code(400)
         .send(renderOpenAIError(new GatewayError('invalid_request', message), requestId));
     },
+    // Bytes that are not an HTTP request never reach a route: the envelope all the same.
+    clientErrorHandler: answerClientError,
   });
 
   app.decorateRequest('requestId', '');

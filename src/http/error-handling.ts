@@ -1,6 +1,9 @@
+import { maxHeaderSize, STATUS_CODES, type ServerResponse } from 'node:http';
+import type { Socket } from 'node:net';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { GatewayError, toGatewayError } from '../errors/gateway-error.ts';
 import { renderAnthropicError, renderOpenAIError } from '../errors/render-error.ts';
+import { newRequestIds } from '../lib/ids.ts';
 import type { GatewayDeps } from './gateway-deps.ts';
 import { routeOptions, type WireFormat } from './request-context.ts';
 
@@ -24,6 +27,38 @@ function fromFastify(error: FastifyError, bodyLimit: number): GatewayError | nul
   }
   if (error instanceof SyntaxError) return new GatewayError('invalid_request', 'The body is not valid JSON.');
   return null;
+}
+
+/** What Node's HTTP parser could not read, in the contract's terms; HTTP's own status where it has a precise one. */
+function fromClientError(error: NodeJS.ErrnoException): GatewayError {
+  if (error.code === 'HPE_HEADER_OVERFLOW') {
+    return new GatewayError('invalid_request', `The request headers are larger than the gateway accepts (${maxHeaderSize} bytes).`, {}, null, 431);
+  }
+  if (error.code === 'ERR_HTTP_REQUEST_TIMEOUT') return new GatewayError('invalid_request', 'The request did not arrive in time.', {}, null, 408);
+  return new GatewayError('invalid_request', 'The request is not valid HTTP/1.1 (request line, headers or body framing).');
+}
+
+/**
+ * Requests broken below HTTP (a bad request line, header or framing; headers too large) never
+ * reach a route: answer them with the envelope and a request id, then close the connection,
+ * as Node does, instead of the framework's own body. Like Node, nothing is written into an
+ * answer already under way on the connection (a pipelined request's stream).
+ */
+export function answerClientError(error: NodeJS.ErrnoException, socket: Socket): void {
+  if (error.code === 'ECONNRESET' || socket.destroyed) return;
+  // Node's own clientError default reads the same field: the response the socket is writing.
+  const inFlight = (socket as Socket & { _httpMessage?: ServerResponse | null })._httpMessage;
+  if (socket.writable && !inFlight?.headersSent) {
+    const { requestId } = newRequestIds();
+    const gatewayError = fromClientError(error);
+    const body = JSON.stringify(renderOpenAIError(gatewayError, requestId));
+    socket.write(
+      `HTTP/1.1 ${gatewayError.status} ${STATUS_CODES[gatewayError.status]}\r\n` +
+        `content-type: application/json; charset=utf-8\r\ncontent-length: ${Buffer.byteLength(body)}\r\n` +
+        `x-svc-request-id: ${requestId}\r\nconnection: close\r\n\r\n${body}`,
+    );
+  }
+  socket.destroy(error);
 }
 
 /** The route's format; on a route without one (models, unknown paths), Anthropic clients are known by their version header. */

@@ -1,0 +1,61 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import { startHarness, type Harness } from './helpers/gateway-harness.ts';
+import { sendRawBytes, type RawResponse } from './helpers/raw-http.ts';
+
+/** Defects the endpoint fuzzer (test/fuzz-endpoints.test.ts) found, each pinned by the input that showed it. */
+
+function envelope(response: RawResponse): { code: string; message: string; request_id: string } {
+  const body = JSON.parse(response.body);
+  assert.ok(body.error, `an error envelope: ${response.body}`);
+  assert.match(body.error.request_id, /^req_/);
+  assert.equal(body.error.request_id, response.headers['x-svc-request-id']);
+  return body.error;
+}
+
+describe('requests Node cannot parse get the envelope, not the framework body', () => {
+  let harness: Harness;
+  let host: string;
+  before(async () => {
+    harness = await startHarness();
+    host = new URL(harness.gateway.url).host;
+  });
+  after(() => harness.close());
+
+  const send = async (request: string) => {
+    const responses = await sendRawBytes(harness.gateway.url, Buffer.from(request, 'latin1'));
+    assert.ok(responses.length > 0, 'an answer');
+    return responses;
+  };
+
+  test('a control byte in the request line, a header without a colon, two framings: invalid_request, 400, and the connection closes', async () => {
+    const requests = [
+      `GET /v1/models\u0001 HTTP/1.1\r\nhost: ${host}\r\n\r\n`,
+      `GET /v1/\xff HTTP/1.1\r\nhost: ${host}\r\n\r\n`,
+      `GET /v1/models HTTP/1.1\r\nhost: ${host}\r\nno-colon\r\n\r\n`,
+      `POST /v1/chat/completions HTTP/1.1\r\nhost: ${host}\r\ntransfer-encoding: chunked\r\ncontent-length: 5\r\n\r\n0\r\n\r\n`,
+      `POST /v1/chat/completions HTTP/1.1\r\nhost: ${host}\r\ntransfer-encoding: chunked\r\n\r\nzz\r\n{}\r\n0\r\n\r\n`,
+    ];
+    for (const request of requests) {
+      const [response] = await send(request);
+      assert.equal(response!.status, 400, JSON.stringify(request));
+      assert.equal(response!.headers.connection, 'close');
+      assert.equal(envelope(response!).code, 'invalid_request');
+    }
+  });
+
+  test('headers above Node’s limit: invalid_request with status 431, naming the limit', async () => {
+    const [response] = await send(`GET /v1/models HTTP/1.1\r\nhost: ${host}\r\nx-padding: ${'p'.repeat(20_000)}\r\n\r\n`);
+    assert.equal(response!.status, 431);
+    const error = envelope(response!);
+    assert.equal(error.code, 'invalid_request');
+    assert.match(error.message, /16384 bytes/);
+  });
+
+  test('a broken request behind a good one on the same connection: the envelope for it, never a framework body', async () => {
+    const responses = await send(`GET /v1/no-such-route HTTP/1.1\r\nhost: ${host}\r\n\r\nGARBAGE \u0001\r\n\r\n`);
+    // The good one is answered when it finished before the broken one was read; either way the last answer is the envelope.
+    for (const response of responses) assert.ok(['not_found', 'invalid_request'].includes(envelope(response).code));
+    assert.deepEqual([responses.at(-1)!.status, envelope(responses.at(-1)!).code], [400, 'invalid_request']);
+  });
+});
