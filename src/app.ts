@@ -77,7 +77,7 @@ export function buildApp(deps: GatewayDeps): FastifyInstance {
     reply.header('x-svc-request-id', requestId);
     const options = routeOptions(request);
     if (options.public || options.console || !request.routeOptions.url) return;
-    request.apiKey = await deps.keys.authenticate(request.headers);
+    request.apiKey = await deps.keys.authenticate(request.headers, request.raw.rawHeaders);
     // Alias rules changed in the console move the same version as keys: follow them.
     await deps.rules.sync(deps.keys.version);
     if (options.billable) {

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { startHarness, type Harness } from './helpers/gateway-harness.ts';
-import { sendRawBytes, type RawResponse } from './helpers/raw-http.ts';
+import { sendHttp, sendRawBytes, type RawResponse } from './helpers/raw-http.ts';
 
 /** Defects the endpoint fuzzer (test/fuzz-endpoints.test.ts) found, each pinned by the input that showed it. */
 
@@ -57,5 +57,45 @@ describe('requests Node cannot parse get the envelope, not the framework body', 
     // The good one is answered when it finished before the broken one was read; either way the last answer is the envelope.
     for (const response of responses) assert.ok(['not_found', 'invalid_request'].includes(envelope(response).code));
     assert.deepEqual([responses.at(-1)!.status, envelope(responses.at(-1)!).code], [400, 'invalid_request']);
+  });
+});
+
+describe('a second Authorization or x-api-key line is refused, not dropped', () => {
+  let harness: Harness;
+  before(async () => {
+    harness = await startHarness();
+  });
+  after(() => harness.close());
+
+  test('two lines naming two keys, or the same key twice: invalid_api_key on every route, nothing billed', async () => {
+    const other = (await harness.createKey()).key;
+    const twice: Array<Array<[string, string]>> = [
+      [
+        ['authorization', `Bearer ${harness.key}`],
+        ['authorization', `Bearer ${other}`],
+      ],
+      [
+        ['authorization', `Bearer ${harness.key}`],
+        ['authorization', `Bearer ${harness.key}`],
+      ],
+      [
+        ['x-api-key', harness.key],
+        ['x-api-key', other],
+      ],
+    ];
+    const body = JSON.stringify({ model: 'up/alpha', messages: [{ role: 'user', content: 'hi' }] });
+    for (const headers of twice) {
+      for (const [method, path] of [
+        ['GET', '/v1/models'],
+        ['POST', '/v1/chat/completions'],
+      ]) {
+        const response = await sendHttp(harness.gateway.url, { method: method!, path: path!, headers, body: method === 'POST' ? body : undefined });
+        assert.equal(response.status, 401, `${path} with ${headers.map(([name]) => name).join(' + ')}`);
+        const error = envelope(response);
+        assert.equal(error.code, 'invalid_api_key');
+        assert.match(error.message, /more than one credential/);
+      }
+    }
+    assert.equal(harness.fake.requests.length, 0);
   });
 });

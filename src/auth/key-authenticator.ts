@@ -6,16 +6,30 @@ import { hashApiKey, isWellFormedApiKey } from './api-key-format.ts';
 
 const MAX_CACHED = 10_000;
 
+/** How many header lines of a request's raw headers (name, value, name, value...) are named `name`. */
+function linesNamed(rawHeaders: readonly string[], name: string): number {
+  let count = 0;
+  for (let index = 0; index < rawHeaders.length; index += 2) if (rawHeaders[index]!.toLowerCase() === name) count++;
+  return count;
+}
+
 /**
  * The key sent as `Authorization: Bearer <key>` or `x-api-key`, or null when neither is there.
- * Two credentials that disagree (two Authorization headers, which Node joins with a comma, or
- * an Authorization and an x-api-key naming different keys) are refused: a proxy in front may
- * have added one, and guessing which was meant could bill the wrong key.
+ * Two credentials that disagree (two Authorization lines: Node keeps the first and drops the
+ * other, so `rawHeaders` tells; one joined with a comma; an Authorization and an x-api-key naming
+ * different keys) are refused: a proxy in front may have added one, and guessing which was meant
+ * could bill the wrong key.
  */
-export function presentedKey(headers: Record<string, string | string[] | undefined>): string | null {
+export function presentedKey(headers: Record<string, string | string[] | undefined>, rawHeaders: readonly string[] = []): string | null {
   const authorization = headers.authorization;
   const apiKeyHeader = headers['x-api-key'];
-  if (Array.isArray(authorization) || Array.isArray(apiKeyHeader) || (typeof authorization === 'string' && authorization.includes(','))) {
+  if (
+    Array.isArray(authorization) ||
+    Array.isArray(apiKeyHeader) ||
+    (typeof authorization === 'string' && authorization.includes(',')) ||
+    linesNamed(rawHeaders, 'authorization') > 1 ||
+    linesNamed(rawHeaders, 'x-api-key') > 1
+  ) {
     throw new GatewayError('invalid_api_key', 'Send one API key: the request carries more than one credential.');
   }
   let bearer: string | null = null;
@@ -52,8 +66,13 @@ export class KeyAuthenticator {
     return this.cache.version;
   }
 
-  async authenticate(headers: Record<string, string | string[] | undefined>, now = Date.now()): Promise<ApiKeyRecord> {
-    const key = presentedKey(headers);
+  /** `rawHeaders` (Node's request.rawHeaders) shows header lines Node drops from `headers`, a second Authorization. */
+  async authenticate(
+    headers: Record<string, string | string[] | undefined>,
+    rawHeaders: readonly string[] = [],
+    now = Date.now(),
+  ): Promise<ApiKeyRecord> {
+    const key = presentedKey(headers, rawHeaders);
     if (key === null) throw new GatewayError('invalid_api_key', 'No API key: send Authorization: Bearer <API_KEY>.');
     if (!isWellFormedApiKey(key)) throw new GatewayError('invalid_api_key', 'The API key is malformed; keys start with svc_.');
 
