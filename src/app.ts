@@ -6,9 +6,11 @@ import type { ApiKeyRecord } from './storage/records.ts';
 import type { GatewayDeps } from './http/gateway-deps.ts';
 import { registerMessagesRoutes } from './http/anthropic/messages-route.ts';
 import { registerBalanceRoute } from './http/balance-route.ts';
+import { closeConnectionsWhenClosing, installClientDeparture, settleIfClientLeaves } from './http/client-departure.ts';
 import { answerClientError, installErrorHandling } from './http/error-handling.ts';
 import { registerChatCompletionsRoute } from './http/openai/chat-completions-route.ts';
 import { registerFixRoutes } from './http/fix/fix-routes.ts';
+import { registerHealthRoutes } from './http/health-routes.ts';
 import { registerConsoleApi } from './http/console/console-api.ts';
 import { registerConsolePages } from './http/console/console-pages.ts';
 import { registerModelsRoute } from './http/models-route.ts';
@@ -91,12 +93,15 @@ export function buildApp(deps: GatewayDeps): FastifyInstance {
         stream: false,
         startedAt: Date.now(),
       });
+      settleIfClientLeaves(request, reply);
     }
     if (options.billable || options.rateLimited) await enforceRateLimit(deps, request.apiKey);
   });
 
   installErrorHandling(app, deps);
-  app.get('/health', { config: { public: true } }, async () => ({ status: 'ok' }));
+  installClientDeparture(app);
+  closeConnectionsWhenClosing(app);
+  registerHealthRoutes(app, deps);
   registerChatCompletionsRoute(app, deps);
   registerResponsesRoute(app, deps);
   registerMessagesRoutes(app, deps);

@@ -18,6 +18,8 @@ import { ConsoleSessions } from './auth/console-sessions.ts';
 import { redisSignInNonces, storeSignInNonces } from './auth/sign-in-nonces.ts';
 import { AliasRulesSync } from './routing/alias-rules-sync.ts';
 import { DEFAULT_ACCOUNT_ID } from './storage/store.ts';
+import { closeGateway, trackConnections } from './close-gateway.ts';
+import { Readiness } from './http/readiness.ts';
 import { openSharedState } from './open-shared-state.ts';
 
 export interface RunningGateway {
@@ -33,7 +35,7 @@ export async function createGateway(
   config: GatewayConfig,
   options: {
     logger?: FastifyBaseLogger;
-    /** How long close() lets requests, streams and fix runs in flight finish. */
+    /** How long close() lets requests, streams and fix runs in flight finish (default: server.drain_ms). */
     drainMs?: number;
     /** Milliseconds since the epoch, for what expires (fix quotes); tests move it. */
     now?: () => number;
@@ -70,6 +72,7 @@ export async function createGateway(
     console: new ConsoleAccess(redis ? redisSignInNonces(redis) : storeSignInNonces(store), new ConsoleSessions(store, now), now),
     rules,
     keyVersion: shared.keyVersion,
+    readiness: new Readiness(shared.probes, (probe, error) => logger.warn({ err: error, probe }, 'not ready')),
   };
   const app = buildApp(deps);
   try {
@@ -85,29 +88,23 @@ export async function createGateway(
   const host = config.server.host.includes(':') ? `[${config.server.host}]` : config.server.host;
   deps.console.configure(resolveConsoleSettings(config, { host, port }));
   let closing: Promise<void> | null = null;
+  const parts = {
+    app,
+    connections: trackConnections(app.server),
+    logger,
+    meter,
+    fix: deps.fix,
+    holdKeeper,
+    store,
+    rateLimiter: deps.rateLimiter,
+    providers,
+    closers: shared.closers,
+  };
+  const times = { drainMs: options.drainMs ?? config.server.drain_ms, stepMs: config.server.close_timeout_ms };
   return {
     app,
     deps,
     url: `http://${host}:${port}`,
-    close: () =>
-      (closing ??= (async () => {
-        // Let requests and fix runs in flight finish for a while, then cut them: requests settle
-        // as cancelled, runs as failed, each charged for the calls it made.
-        let cut = () => {};
-        const cutting = new Promise<void>((resolve) => (cut = resolve));
-        const deadline = setTimeout(() => {
-          app.server.closeAllConnections();
-          cut();
-        }, options.drainMs ?? 10_000);
-        const runsClosed = deps.fix.close(cutting);
-        await app.close();
-        await runsClosed;
-        clearTimeout(deadline);
-        await deps.meter.drain();
-        holdKeeper.stop();
-        await deps.rateLimiter.close();
-        await providers.close();
-        await shared.close();
-      })()),
+    close: () => (closing ??= closeGateway(parts, times)),
   };
 }

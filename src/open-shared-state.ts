@@ -5,6 +5,15 @@ import type { Store } from './storage/store.ts';
 import { createLocalKeyChangeSignal } from './cache/key-change-signal.ts';
 import { createRedisKeyChangeSignal } from './cache/redis-key-change-signal.ts';
 import { keyChangeVersion, withKeyChangeSignal } from './cache/signalled-store.ts';
+import type { ReadinessProbe } from './http/readiness.ts';
+import { withDeadline } from './lib/deadline.ts';
+
+/** One connection the process opened, closed politely; `force` cuts it when that takes too long. */
+export interface Closer {
+  name: string;
+  close(): Promise<void>;
+  force?(): void;
+}
 
 /** What every gateway process (and the CLI) shares with the others: the store and, with REDIS_URL, Redis. */
 export interface SharedState {
@@ -12,7 +21,12 @@ export interface SharedState {
   redis: Redis | null;
   /** The version the key cache follows: it moves whenever keys change, in any process. */
   keyVersion: () => Promise<string>;
-  close(): Promise<void>;
+  /** The database (one read of a table the migrations create) and, with REDIS_URL, Redis (PING). */
+  probes: ReadinessProbe[];
+  /** Closing steps in order: the store, then Redis. */
+  closers: Closer[];
+  /** Every closer in order, each within `deadlineMs`; rejects naming those that did not finish. */
+  close(deadlineMs?: number): Promise<void>;
 }
 
 /**
@@ -22,20 +36,67 @@ export interface SharedState {
  */
 export async function openSharedState(config: GatewayConfig, env: NodeJS.ProcessEnv = process.env): Promise<SharedState> {
   const store = await openStore(config, env);
+  const storeCloser: Closer = { name: 'database', close: () => store.close() };
+  // Reads the key-change row: answers only when the database does and the schema is there.
+  const databaseProbe: ReadinessProbe = { name: 'database', check: async () => void (await store.keysChangeToken()) };
   if (!env.REDIS_URL) {
     // The store's token sees other processes' changes; the local signal sees this process's own.
     const signal = createLocalKeyChangeSignal(store);
-    return { store: withKeyChangeSignal(store, signal), redis: null, keyVersion: () => signal.current(), close: () => store.close() };
+    const closers = [storeCloser];
+    return {
+      store: withKeyChangeSignal(store, signal),
+      redis: null,
+      keyVersion: () => signal.current(),
+      probes: [databaseProbe],
+      closers,
+      close: (deadlineMs) => closeAll(closers, deadlineMs),
+    };
   }
   const redis = new Redis(env.REDIS_URL, { maxRetriesPerRequest: 2, enableAutoPipelining: true });
   const signal = createRedisKeyChangeSignal(redis);
+  const redisCloser: Closer = {
+    name: 'redis',
+    async close() {
+      if (redis.status === 'end') return;
+      const ended = new Promise((resolve) => redis.once('end', resolve));
+      // QUIT lets the replies still due arrive; a connection that is not up has none to wait for.
+      if (redis.status === 'ready') await redis.quit().catch(() => redis.disconnect());
+      else redis.disconnect();
+      await ended;
+    },
+    force: () => {
+      if (redis.status !== 'end') redis.disconnect();
+    },
+  };
+  const redisProbe: ReadinessProbe = {
+    name: 'redis',
+    async check() {
+      // While reconnecting, commands would wait in the offline queue: say so at once.
+      if (redis.status !== 'ready') throw new Error(`redis connection is ${redis.status}`);
+      await redis.ping();
+    },
+  };
+  const closers = [storeCloser, redisCloser];
   return {
     store: withKeyChangeSignal(store, signal),
     redis,
     keyVersion: keyChangeVersion(signal, store),
-    async close() {
-      await store.close();
-      if (redis.status !== 'end') await redis.quit().catch(() => redis.disconnect());
-    },
+    probes: [databaseProbe, redisProbe],
+    closers,
+    close: (deadlineMs) => closeAll(closers, deadlineMs),
   };
+}
+
+/** Runs every closer, each within the deadline (forced when it passes); rejects once all ran if one failed. */
+export async function closeAll(closers: Closer[], deadlineMs = 5_000): Promise<void> {
+  const failed: string[] = [];
+  for (const closer of closers) {
+    try {
+      await withDeadline(closer.close(), deadlineMs, `closing ${closer.name}`);
+    } catch (error) {
+      closer.force?.();
+      failed.push((error as Error).message);
+    }
+  }
+  if (failed.length > 0) throw new Error(failed.join('; '));
 }

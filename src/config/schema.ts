@@ -141,6 +141,10 @@ export const configSchema = z
           .int()
           .positive()
           .default(8 * 1024 * 1024),
+        /** On SIGTERM, how long requests, streams and fix runs in flight may go on before they are cut. */
+        drain_ms: z.number().int().nonnegative().default(10_000),
+        /** On SIGTERM, the deadline of each step after the drain (settling, releasing holds, closing each client). */
+        close_timeout_ms: z.number().int().positive().default(5_000),
       })
       .strict()
       .default({}),

@@ -10,6 +10,7 @@ import type { ProviderRegistry } from '../providers/provider-registry.ts';
 import type { ModelCatalog } from '../routing/model-catalog.ts';
 import type { ModelHealth } from '../routing/model-health.ts';
 import type { Store } from '../storage/store.ts';
+import type { Readiness } from './readiness.ts';
 
 /** Everything the HTTP app needs, built once in gateway.ts (or by a test). */
 export interface GatewayDeps {
@@ -29,6 +30,8 @@ export interface GatewayDeps {
   rules: AliasRulesSync;
   /** The keys-and-rules change version now (read from the shared signal). */
   keyVersion: () => Promise<string>;
+  /** The checks behind /ready: database and Redis. */
+  readiness: Readiness;
   /** Milliseconds since the epoch; tests move it (quote expiry). */
   now: () => number;
 }

@@ -1,11 +1,20 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 
+export interface GatewayExit {
+  code: number | null;
+  signal: NodeJS.Signals | null;
+}
+
 export interface GatewayProcess {
   child: ChildProcess;
   /** Base URL, e.g. http://127.0.0.1:PORT (the API is under /v1). */
   url: string;
+  /** Resolves when the process has exited. */
+  exited: Promise<GatewayExit>;
+  /** Everything it wrote so far (stdout and stderr). */
+  output(): string;
   /** Stops the process: SIGTERM by default, SIGKILL to simulate a crash. */
-  stop(signal?: NodeJS.Signals): Promise<void>;
+  stop(signal?: NodeJS.Signals): Promise<GatewayExit>;
 }
 
 /** `gateway start` as a real process; resolves once it listens. */
@@ -14,27 +23,33 @@ export async function startGatewayProcess(configPath: string, env: NodeJS.Proces
     env: { ...process.env, LOG_LEVEL: 'info', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
-  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  let output = '';
+  child.stdout!.on('data', (chunk) => (output += chunk));
+  child.stderr!.on('data', (chunk) => (output += chunk));
+  const exited = new Promise<GatewayExit>((resolve) => child.once('exit', (code, signal) => resolve({ code, signal })));
   const url = await new Promise<string>((resolve, reject) => {
-    let output = '';
     const timer = setTimeout(() => reject(new Error(`gateway did not start:\n${output}`)), 20_000);
-    child.stdout!.on('data', (chunk) => {
-      output += chunk;
+    const look = () => {
       const match = /gateway listening on (http:\/\/[^/\s"]+)\/v1/.exec(output);
-      if (match) {
-        clearTimeout(timer);
-        resolve(match[1]!);
-      }
+      if (!match) return;
+      clearTimeout(timer);
+      child.stdout!.off('data', look);
+      resolve(match[1]!);
+    };
+    child.stdout!.on('data', look);
+    child.once('exit', (code) => {
+      clearTimeout(timer);
+      reject(new Error(`gateway exited with ${code}:\n${output}`));
     });
-    child.stderr!.on('data', (chunk) => (output += chunk));
-    child.once('exit', (code) => reject(new Error(`gateway exited with ${code}:\n${output}`)));
   });
   return {
     child,
     url,
+    exited,
+    output: () => output,
     async stop(signal = 'SIGTERM') {
       if (child.exitCode === null && child.signalCode === null) child.kill(signal);
-      await exited;
+      return exited;
     },
   };
 }

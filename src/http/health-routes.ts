@@ -1,0 +1,16 @@
+import type { FastifyInstance } from 'fastify';
+import type { GatewayDeps } from './gateway-deps.ts';
+
+/**
+ * `/health`: the process is alive (no dependency is touched). `/ready`: it can serve, its database
+ * and Redis answering (migrations ran before the port opened); 503 otherwise. Both are public
+ * (no API key), outside /v1 and its envelope: a load balancer reads the status, a person the body.
+ */
+export function registerHealthRoutes(app: FastifyInstance, deps: GatewayDeps): void {
+  app.get('/health', { config: { public: true } }, async () => ({ status: 'ok' }));
+  app.get('/ready', { config: { public: true } }, async (_request, reply) => {
+    const { ready, checks } = await deps.readiness.report();
+    reply.header('cache-control', 'no-store').code(ready ? 200 : 503);
+    return { status: ready ? 'ready' : 'not_ready', checks };
+  });
+}
