@@ -1,5 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
+import { privateKeyToAccount } from 'viem/accounts';
+import { consoleClient } from './helpers/console-client.ts';
 import { startHarness, type Harness } from './helpers/gateway-harness.ts';
 import { sendHttp, sendRawBytes, type RawResponse } from './helpers/raw-http.ts';
 
@@ -97,5 +99,30 @@ describe('a second Authorization or x-api-key line is refused, not dropped', () 
       }
     }
     assert.equal(harness.fake.requests.length, 0);
+  });
+});
+
+describe('funds that would carry the balance past the exact range are refused', () => {
+  let harness: Harness;
+  before(async () => {
+    harness = await startHarness();
+  });
+  after(() => harness.close());
+
+  test('POST /console/api/balance/funds: invalid_request naming amount, the balance unchanged and still readable', async () => {
+    const owner = privateKeyToAccount('0x59c6995e998f97a5a0044966f0945389dc9e86dae88c7a8412f4603b6b78690d');
+    const client = consoleClient(harness.gateway.url);
+    const session = await client.signIn(owner);
+    const before = await (await harness.get('/v1/balance')).json();
+    // $1000 are there already: the largest amount the field accepts would pass 2^53 nano-USD.
+    const refused = await client.call('POST', '/balance/funds', { session, body: { amount: '9007199.254740991' } });
+    assert.equal(refused.status, 400);
+    const error = (await refused.json()).error;
+    assert.deepEqual([error.code, error.param], ['invalid_request', 'amount']);
+    const balance = await harness.get('/v1/balance');
+    assert.equal(balance.status, 200);
+    assert.equal((await balance.json()).balance, before.balance);
+    const added = await client.call('POST', '/balance/funds', { session, body: { amount: '5' } });
+    assert.equal(added.status, 200);
   });
 });

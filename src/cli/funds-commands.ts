@@ -1,4 +1,4 @@
-import { formatUsd, parseUsd } from '../lib/money.ts';
+import { formatUsd, MAX_BALANCE_NANO, parseUsd } from '../lib/money.ts';
 import { DEFAULT_ACCOUNT_ID } from '../storage/store.ts';
 import { CliError } from './cli-error.ts';
 import { report, type CommandContext } from './command-context.ts';
@@ -15,6 +15,9 @@ function parseAmount(command: string, text: string | undefined): number {
 export async function addFunds(context: CommandContext): Promise<void> {
   const nano = parseAmount('funds add', context.args[0]);
   if (nano <= 0) throw new CliError('funds add: the amount must be more than 0');
+  if ((await context.store.getBalance(DEFAULT_ACCOUNT_ID)) + nano > MAX_BALANCE_NANO) {
+    throw new CliError(`funds add: the balance may not pass ${formatUsd(MAX_BALANCE_NANO)} USD`);
+  }
   const balance = await context.store.addFunds(DEFAULT_ACCOUNT_ID, nano, 'cli', context.options.note);
   report(context, { added: formatUsd(nano), balance: formatUsd(balance) }, () => `Added ${displayUsd(nano)}. Balance: ${displayUsd(balance)}.`);
 }

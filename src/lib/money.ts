@@ -6,6 +6,9 @@
 
 export const NANO_PER_USD = 1_000_000_000;
 
+/** The most nano-USD a balance may hold (about 9 million USD): every sum of money stays an exact integer. */
+export const MAX_BALANCE_NANO = Number.MAX_SAFE_INTEGER;
+
 const decimalPattern = /^(\d+)(?:\.(\d+))?$/;
 
 /** Parse a non-negative USD decimal ("12.5", "0.000000001") into integer nano-USD, refusing anything finer. */

@@ -2,7 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
 import { GatewayError } from '../../errors/gateway-error.ts';
 import { parseInstantNanos } from '../../lib/instant-nanos.ts';
-import { formatUsd } from '../../lib/money.ts';
+import { formatUsd, MAX_BALANCE_NANO } from '../../lib/money.ts';
 import type { ReceiptCursor, SpendBucket, UsageRow } from '../../storage/records.ts';
 import type { GatewayDeps } from '../gateway-deps.ts';
 import { renderAccountSummary } from '../render-account-summary.ts';
@@ -154,6 +154,10 @@ export function registerReportsRoutes(app: FastifyInstance, deps: GatewayDeps): 
   app.post('/balance/funds', async (request) => {
     const { session, member } = signedIn(request);
     const body = parseWith(fundsRequest, request.body);
+    const before = await deps.store.getBalance(session.accountId);
+    if (before + body.amount > MAX_BALANCE_NANO) {
+      throw new GatewayError('invalid_request', `amount: the balance may not pass ${formatUsd(MAX_BALANCE_NANO)} USD`, {}, 'amount');
+    }
     const balance = await deps.store.addFunds(session.accountId, body.amount, displayAddress(member.address), body.note ?? undefined);
     return { balance: formatUsd(balance) };
   });
