@@ -12,6 +12,7 @@ import { createRedisRateLimiter } from './limits/redis-rate-limiter.ts';
 import { ProviderRegistry } from './providers/provider-registry.ts';
 import { ModelCatalog } from './routing/model-catalog.ts';
 import { ModelHealth } from './routing/model-health.ts';
+import { redisCoolDownBoard } from './routing/cool-down-board.ts';
 import { FixRunner } from './fix/fix-runner.ts';
 import { ConsoleAccess, resolveConsoleSettings } from './auth/console-access.ts';
 import { ConsoleSessions } from './auth/console-sessions.ts';
@@ -53,7 +54,13 @@ export async function createGateway(
   if (released) logger.warn({ released }, 'released holds left by a stopped gateway process; their receipts are closed');
   const catalog = new ModelCatalog(config);
   const meter = new RequestMeter(store, holdKeeper);
-  const health = new ModelHealth();
+  const health = new ModelHealth({
+    failuresToCool: config.health.failures_to_cool,
+    coolDownMs: config.health.cool_down_seconds * 1000,
+    maxCoolDownMs: config.health.max_cool_down_seconds * 1000,
+    // With Redis, a model one process saw fail is skipped by all of them.
+    board: redis ? redisCoolDownBoard(redis, { onError: (error) => logger.warn({ err: error }, 'model cool-downs could not be shared') }) : undefined,
+  });
   const now = options.now ?? Date.now;
   const rules = new AliasRulesSync(store, catalog, DEFAULT_ACCOUNT_ID);
   await rules.sync(await shared.keyVersion());
@@ -79,6 +86,7 @@ export async function createGateway(
     await app.listen({ host: config.server.host, port: config.server.port });
   } catch (error) {
     holdKeeper.stop();
+    health.board.close();
     await providers.close();
     await shared.close();
     throw error;
@@ -105,6 +113,9 @@ export async function createGateway(
     app,
     deps,
     url: `http://${host}:${port}`,
-    close: () => (closing ??= closeGateway(parts, times)),
+    close: () => {
+      health.board.close();
+      return (closing ??= closeGateway(parts, times));
+    },
   };
 }

@@ -458,12 +458,12 @@ describe('fix agents: money refusals, tiers without models, input too large', ()
 
 describe('fix agents: health and shutdown', () => {
   test('a tier whose models keep failing is not connected until they recover', async () => {
-    const harness = await startHarness();
+    const harness = await startHarness({ editConfig: (text) => text.replace('providers:', 'health: { cool_down_seconds: 0.5 }\nproviders:') });
     try {
-      const down = { status: 500 };
-      harness.fake.script('alpha', down, down, down);
-      harness.fake.script('beta', down, down, down);
-      for (let index = 0; index < 3; index++) {
+      const down = Array.from({ length: 5 }, () => ({ status: 500 }));
+      harness.fake.script('alpha', ...down);
+      harness.fake.script('beta', ...down);
+      for (let index = 0; index < 5; index++) {
         const chat = await harness.post('/v1/chat/completions', { model: 'svc/fast', messages: [{ role: 'user', content: 'hi' }] });
         assert.equal(chat.status, 503);
       }
@@ -472,7 +472,8 @@ describe('fix agents: health and shutdown', () => {
       assert.deepEqual([fast.connected, fast.connected_models], [false, []]);
       const refused = await quote(harness, {});
       assert.deepEqual([refused.status, refused.body.error.code], [503, 'provider_unavailable']);
-      // A model that answers again is connected again.
+      // A model that answers again (its probe, once the cool-down ends) is connected again.
+      await new Promise((resolve) => setTimeout(resolve, 600));
       assert.equal((await harness.post('/v1/chat/completions', { model: 'up/alpha', messages: [{ role: 'user', content: 'hi' }] })).status, 200);
       assert.equal((await quote(harness, {})).status, 200);
     } finally {

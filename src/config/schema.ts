@@ -161,6 +161,17 @@ export const configSchema = z
       })
       .strict()
       .default({}),
+    health: z
+      .object({
+        /** Consecutive failures of a model's own (timeout, 5xx, connection, 429) that cool it down. */
+        failures_to_cool: z.number().int().positive().default(5),
+        /** How long routing skips a cooled-down model before one probe request tries it again. */
+        cool_down_seconds: z.number().positive().default(30),
+        /** A failed probe doubles the cool-down, up to this. */
+        max_cool_down_seconds: z.number().positive().default(300),
+      })
+      .strict()
+      .default({}),
     console: z
       .object({
         /** host[:port] the sign-in message names, e.g. console.example.com; default: the address the gateway listens on. */

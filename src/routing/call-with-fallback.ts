@@ -35,15 +35,33 @@ function recordFailure(caller: CandidateCaller, model: ModelConfig, error: unkno
     caller.attempts.push({ model: model.id, outcome: 'failed', errorCode: 'internal_error', latencyMs });
     throw error;
   }
-  caller.health?.failed(model.id, error.failure);
+  caller.health?.failed(model.id, error.failure, error.retryAfterSeconds);
   const attempt: Attempt = { model: model.id, outcome: 'failed', errorCode: codeForFailure(error.failure), detail: error.message, latencyMs };
   if (error.retryAfterSeconds !== undefined) attempt.retryAfterSeconds = error.retryAfterSeconds;
   caller.attempts.push(attempt);
 }
 
+/** Whether to call `model`; a cooled-down one is listed as skipped instead. */
+async function admitted(caller: CandidateCaller, model: ModelConfig): Promise<boolean> {
+  if (!caller.health) return true;
+  const admission = await caller.health.admit(model.id);
+  if (admission.call) return true;
+  const until = new Date(admission.until).toISOString();
+  caller.attempts.push({
+    model: model.id,
+    outcome: 'skipped',
+    errorCode: 'provider_unavailable',
+    detail: `${admission.reason}; skipped until ${until}`,
+    retryAfterSeconds: Math.max(1, Math.ceil((admission.until - Date.now()) / 1000)),
+    latencyMs: 0,
+  });
+  return false;
+}
+
 /** Non-streaming: try each candidate in order until one answers. */
 export async function generateWithFallback(candidates: ModelConfig[], caller: CandidateCaller): Promise<{ model: ModelConfig; result: ChatResult }> {
   for (const model of candidates) {
+    if (!(await admitted(caller, model))) continue;
     const started = Date.now();
     try {
       const result = await caller.providerFor(model).generate(caller.callFor(model));
@@ -71,6 +89,7 @@ export interface OpenedStream {
  */
 export async function openStreamWithFallback(candidates: ModelConfig[], caller: CandidateCaller): Promise<OpenedStream> {
   for (const model of candidates) {
+    if (!(await admitted(caller, model))) continue;
     const startedAt = Date.now();
     try {
       const iterator = caller.providerFor(model).stream(caller.callFor(model))[Symbol.asyncIterator]();

@@ -30,10 +30,20 @@ function retryAfter(failed: Attempt[]): number {
  */
 export function exhaustedError(attempts: Attempt[]): GatewayError {
   const failed = attempts.filter((attempt) => attempt.outcome === 'failed');
+  if (failed.length === 0) return allCooling(attempts);
   const codes = new Set(failed.map((attempt) => attempt.errorCode));
   const [only] = codes;
   const code = codes.size === 1 && only ? only : 'provider_unavailable';
   const outcomes = failed.map((attempt) => `${attempt.model}: ${attempt.errorCode} (${attempt.detail ?? 'no detail'})`).join('; ');
   const lead = failed.length === 1 ? 'The model failed' : `All ${failed.length} candidate models failed`;
   return new GatewayError(code, `${lead}: ${outcomes}`, code === 'provider_rate_limited' ? { 'retry-after': String(retryAfter(failed)) } : {});
+}
+
+/** No candidate was called: each is cooling down after failures of its own. Retry once the first one may be probed. */
+function allCooling(attempts: Attempt[]): GatewayError {
+  const cooling = attempts.filter((attempt) => attempt.outcome === 'skipped' && attempt.errorCode === 'provider_unavailable');
+  const outcomes = cooling.map((attempt) => `${attempt.model}: ${attempt.detail}`).join('; ');
+  return new GatewayError('provider_unavailable', `No candidate model is available right now: ${outcomes}`, {
+    'retry-after': String(retryAfter(cooling)),
+  });
 }

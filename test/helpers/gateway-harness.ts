@@ -99,6 +99,12 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
     now: options.now,
   });
   const store = gateway.deps.store;
+  // A reset fake is a healthy provider again: forget the cool-downs its scripted faults caused.
+  const resetFake = fake.reset.bind(fake);
+  fake.reset = () => {
+    resetFake();
+    gateway.deps.health.reset(gateway.deps.catalog.models.keys());
+  };
 
   const createKey = (keyOptions: Parameters<Harness['createKey']>[0] = {}) =>
     issueApiKey(store, { name: 'test', scopes: ['inference', 'fix'], ...keyOptions });
