@@ -11,6 +11,7 @@ import { answerClientError, installErrorHandling } from './http/error-handling.t
 import { registerChatCompletionsRoute } from './http/openai/chat-completions-route.ts';
 import { registerFixRoutes } from './http/fix/fix-routes.ts';
 import { registerHealthRoutes } from './http/health-routes.ts';
+import { registerMetricsRoute } from './metrics/metrics-routes.ts';
 import { registerConsoleApi } from './http/console/console-api.ts';
 import { registerConsolePages } from './http/console/console-pages.ts';
 import { registerModelsRoute } from './http/models-route.ts';
@@ -25,6 +26,7 @@ async function enforceRateLimit(deps: GatewayDeps, key: ApiKeyRecord): Promise<v
   if (perMinute <= 0) return;
   const decision = await deps.rateLimiter.take(key.id, perMinute);
   if (decision.allowed) return;
+  deps.metrics.rateLimited(key.prefix);
   throw new GatewayError('rate_limit_exceeded', `This key allows ${perMinute} requests per minute. Retry after ${decision.retryAfterSeconds} s.`, {
     'retry-after': String(decision.retryAfterSeconds),
   });
@@ -98,10 +100,13 @@ export function buildApp(deps: GatewayDeps): FastifyInstance {
     if (options.billable || options.rateLimited) await enforceRateLimit(deps, request.apiKey);
   });
 
+  app.addHook('onResponse', async (request, reply) => deps.metrics.response(request.method, request.routeOptions.url, reply.statusCode));
+
   installErrorHandling(app, deps);
   installClientDeparture(app);
   closeConnectionsWhenClosing(app);
   registerHealthRoutes(app, deps);
+  if (deps.config.metrics.enabled && deps.config.metrics.port === undefined) registerMetricsRoute(app, deps.metrics);
   registerChatCompletionsRoute(app, deps);
   registerResponsesRoute(app, deps);
   registerMessagesRoutes(app, deps);

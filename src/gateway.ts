@@ -22,12 +22,17 @@ import { DEFAULT_ACCOUNT_ID } from './storage/store.ts';
 import { closeGateway, trackConnections } from './close-gateway.ts';
 import { Readiness } from './http/readiness.ts';
 import { openSharedState } from './open-shared-state.ts';
+import { GatewayMetrics } from './metrics/gateway-metrics.ts';
+import { startMetricsServer } from './metrics/metrics-routes.ts';
+import { observeReceipts } from './metrics/observe-receipts.ts';
 
 export interface RunningGateway {
   app: FastifyInstance;
   deps: GatewayDeps;
   /** Base address, e.g. http://127.0.0.1:8787 (the API is under /v1). */
   url: string;
+  /** Where /metrics is served when config metrics.port gives it a port of its own. */
+  metricsUrl?: string;
   close(): Promise<void>;
 }
 
@@ -53,7 +58,6 @@ export async function createGateway(
   const released = await holdKeeper.start();
   if (released) logger.warn({ released }, 'released holds left by a stopped gateway process; their receipts are closed');
   const catalog = new ModelCatalog(config);
-  const meter = new RequestMeter(store, holdKeeper);
   const health = new ModelHealth({
     failuresToCool: config.health.failures_to_cool,
     coolDownMs: config.health.cool_down_seconds * 1000,
@@ -61,6 +65,18 @@ export async function createGateway(
     // With Redis, a model one process saw fail is skipped by all of them.
     board: redis ? redisCoolDownBoard(redis, { onError: (error) => logger.warn({ err: error }, 'model cool-downs could not be shared') }) : undefined,
   });
+  const catalogIds = () => [...catalog.models.keys(), ...catalog.aliases.keys()];
+  const metrics: GatewayMetrics = new GatewayMetrics({
+    models: catalogIds,
+    health,
+    holdsInFlight: () => meter.inFlight,
+    heldNano: async () => (await store.accountSummary(DEFAULT_ACCOUNT_ID, new Date().toISOString().slice(0, 7))).heldNano,
+  });
+  // Receipts feed the metrics as they are written: counts and costs agree with them.
+  const meter = new RequestMeter(
+    observeReceipts(store, (receipt) => metrics.receipt(receipt)),
+    holdKeeper,
+  );
   const now = options.now ?? Date.now;
   const rules = new AliasRulesSync(store, catalog, DEFAULT_ACCOUNT_ID);
   await rules.sync(await shared.keyVersion());
@@ -74,6 +90,7 @@ export async function createGateway(
     rateLimiter: redis ? createRedisRateLimiter(redis) : createMemoryRateLimiter(),
     logger,
     health,
+    metrics,
     now,
     fix: new FixRunner({ config, catalog, store, meter, providers, health, logger, now }),
     console: new ConsoleAccess(redis ? redisSignInNonces(redis) : storeSignInNonces(store), new ConsoleSessions(store, now), now),
@@ -95,6 +112,8 @@ export async function createGateway(
   const port = typeof address === 'object' && address ? address.port : config.server.port;
   const host = config.server.host.includes(':') ? `[${config.server.host}]` : config.server.host;
   deps.console.configure(resolveConsoleSettings(config, { host, port }));
+  const metricsServer =
+    config.metrics.enabled && config.metrics.port !== undefined ? await startMetricsServer(metrics, config.metrics.host, config.metrics.port) : null;
   let closing: Promise<void> | null = null;
   const parts = {
     app,
@@ -113,9 +132,10 @@ export async function createGateway(
     app,
     deps,
     url: `http://${host}:${port}`,
+    metricsUrl: metricsServer?.url,
     close: () => {
       health.board.close();
-      return (closing ??= closeGateway(parts, times));
+      return (closing ??= closeGateway(parts, times).finally(() => metricsServer?.close()));
     },
   };
 }

@@ -161,6 +161,17 @@ export const configSchema = z
       })
       .strict()
       .default({}),
+    metrics: z
+      .object({
+        /** Serve GET /metrics (Prometheus text format, no API key). */
+        enabled: z.boolean().default(true),
+        /** Serve it on this port alone (and not on the public one); unset: on the main port. */
+        port: z.number().int().min(0).max(65535).optional(),
+        /** Where the metrics port listens. */
+        host: z.string().default('127.0.0.1'),
+      })
+      .strict()
+      .default({}),
     health: z
       .object({
         /** Consecutive failures of a model's own (timeout, 5xx, connection, 429) that cool it down. */

@@ -9,6 +9,7 @@ import type { RateLimiter } from '../limits/rate-limiter.ts';
 import type { ProviderRegistry } from '../providers/provider-registry.ts';
 import type { ModelCatalog } from '../routing/model-catalog.ts';
 import type { ModelHealth } from '../routing/model-health.ts';
+import type { GatewayMetrics } from '../metrics/gateway-metrics.ts';
 import type { Store } from '../storage/store.ts';
 import type { Readiness } from './readiness.ts';
 
@@ -23,6 +24,7 @@ export interface GatewayDeps {
   rateLimiter: RateLimiter;
   logger: FastifyBaseLogger;
   health: ModelHealth;
+  metrics: GatewayMetrics;
   fix: FixRunner;
   /** The console's sign-in: settings, nonces, sessions. */
   console: ConsoleAccess;
