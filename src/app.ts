@@ -12,6 +12,7 @@ import { registerChatCompletionsRoute } from './http/openai/chat-completions-rou
 import { registerFixRoutes } from './http/fix/fix-routes.ts';
 import { registerHealthRoutes } from './http/health-routes.ts';
 import { registerMetricsRoute } from './metrics/metrics-routes.ts';
+import { responseLogLine } from './metrics/request-log.ts';
 import { registerConsoleApi } from './http/console/console-api.ts';
 import { registerConsolePages } from './http/console/console-pages.ts';
 import { registerModelsRoute } from './http/models-route.ts';
@@ -100,7 +101,11 @@ export function buildApp(deps: GatewayDeps): FastifyInstance {
     if (options.billable || options.rateLimited) await enforceRateLimit(deps, request.apiKey);
   });
 
-  app.addHook('onResponse', async (request, reply) => deps.metrics.response(request.method, request.routeOptions.url, reply.statusCode));
+  app.addHook('onResponse', async (request, reply) => {
+    deps.metrics.response(request.method, request.routeOptions.url, reply.statusCode);
+    // Model requests are logged with their receipt (gateway.ts); the others here.
+    if (deps.config.logging.requests && !request.metered) request.log.info(responseLogLine(request, reply), 'request');
+  });
 
   installErrorHandling(app, deps);
   installClientDeparture(app);

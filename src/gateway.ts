@@ -25,6 +25,7 @@ import { openSharedState } from './open-shared-state.ts';
 import { GatewayMetrics } from './metrics/gateway-metrics.ts';
 import { startMetricsServer } from './metrics/metrics-routes.ts';
 import { observeReceipts } from './metrics/observe-receipts.ts';
+import { receiptLogLine } from './metrics/request-log.ts';
 
 export interface RunningGateway {
   app: FastifyInstance;
@@ -72,9 +73,12 @@ export async function createGateway(
     holdsInFlight: () => meter.inFlight,
     heldNano: async () => (await store.accountSummary(DEFAULT_ACCOUNT_ID, new Date().toISOString().slice(0, 7))).heldNano,
   });
-  // Receipts feed the metrics as they are written: counts and costs agree with them.
+  // Receipts feed the metrics and the request log as they are written: both agree with them.
   const meter = new RequestMeter(
-    observeReceipts(store, (receipt) => metrics.receipt(receipt)),
+    observeReceipts(store, (receipt) => {
+      metrics.receipt(receipt);
+      if (config.logging.requests) logger.info(receiptLogLine(receipt), 'request');
+    }),
     holdKeeper,
   );
   const now = options.now ?? Date.now;

@@ -161,6 +161,13 @@ export const configSchema = z
       })
       .strict()
       .default({}),
+    logging: z
+      .object({
+        /** One info line per request (ids, key prefix, models, status, error code, cost, timings); never a key, prompt or secret. */
+        requests: z.boolean().default(true),
+      })
+      .strict()
+      .default({}),
     metrics: z
       .object({
         /** Serve GET /metrics (Prometheus text format, no API key). */

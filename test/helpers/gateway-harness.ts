@@ -86,6 +86,8 @@ export interface HarnessOptions {
   now?: () => number;
   /** Changes the config text before it is parsed (other aliases, more providers). */
   editConfig?: (text: string) => string;
+  /** The gateway's logger (default: silent). */
+  logger?: FastifyBaseLogger;
 }
 
 export async function startHarness(options: HarnessOptions = {}): Promise<Harness> {
@@ -94,7 +96,7 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
   const text = harnessConfigText(fake.url, join(directory, 'gateway.db'), options.timeoutMs);
   const config = parseConfig(options.editConfig ? options.editConfig(text) : text, 'harness');
   const gateway = await createGateway(config, {
-    logger: pino({ level: 'silent' }) as unknown as FastifyBaseLogger,
+    logger: options.logger ?? (pino({ level: 'silent' }) as unknown as FastifyBaseLogger),
     drainMs: options.drainMs,
     now: options.now,
   });
