@@ -48,11 +48,14 @@ test('a gateway killed mid-request leaves a hold that the next start releases, c
     try {
       assert.deepEqual(await store.listHolds(DEFAULT_ACCOUNT_ID), [], 'released at start');
       const receipt = await store.getReceipt(DEFAULT_ACCOUNT_ID, holds[0]!.id);
+      // The provider was called: the prompt's estimated input is charged, recorded on the hold.
+      const estimate = holds[0]!.estimatedCostNano!;
+      assert.ok(estimate > 0 && estimate < holds[0]!.amountNano, `estimate ${estimate}`);
       assert.deepEqual(
-        [receipt?.status, receipt?.costNano, receipt?.holdNano, receipt?.errorCode],
-        ['failed', 0, holds[0]!.amountNano, 'internal_error'],
+        [receipt?.status, receipt?.costNano, receipt?.usageEstimated, receipt?.holdNano, receipt?.errorCode],
+        ['failed', estimate, true, holds[0]!.amountNano, 'internal_error'],
       );
-      assert.equal(await store.getBalance(DEFAULT_ACCOUNT_ID), 5 * NANO_PER_USD, 'nothing charged, nothing lost');
+      assert.equal(await store.getBalance(DEFAULT_ACCOUNT_ID), 5 * NANO_PER_USD - estimate, 'the estimate charged, nothing lost');
       const totals = await store.ledgerTotals(DEFAULT_ACCOUNT_ID);
       assert.equal(totals.funds - totals.charges, await store.getBalance(DEFAULT_ACCOUNT_ID));
       const answer = await fetch(`${second.url}/v1/chat/completions`, {

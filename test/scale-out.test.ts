@@ -160,8 +160,10 @@ if (missing !== null) {
       for (let tries = 0; (await store.listHolds(DEFAULT_ACCOUNT_ID)).length > 0 && tries < 100; tries++) await sleep(100);
       assert.deepEqual(await store.listHolds(DEFAULT_ACCOUNT_ID), [], 'released by a surviving process');
       const receipt = await store.getReceipt(DEFAULT_ACCOUNT_ID, hold!.id);
-      assert.deepEqual([receipt?.status, receipt?.costNano], ['failed', 0]);
-      assert.equal(await store.getBalance(DEFAULT_ACCOUNT_ID), balance);
+      // Its provider was called: charged the prompt's estimated input, recorded on the hold.
+      assert.ok(hold!.estimatedCostNano! > 0);
+      assert.deepEqual([receipt?.status, receipt?.costNano], ['failed', hold!.estimatedCostNano]);
+      assert.equal(await store.getBalance(DEFAULT_ACCOUNT_ID), balance - hold!.estimatedCostNano!);
       await assertInvariant();
     });
   });

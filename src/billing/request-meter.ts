@@ -7,6 +7,13 @@ import type { ApiKeyRecord, HoldDecision, HoldRecord, ReceiptRecord, ReceiptStat
 import type { Store } from '../storage/store.ts';
 import { costOfUsage, pricesOf } from './price-usage.ts';
 
+/** Where holds get their owner and expiry; `live`, when given, is told which requests are in flight (hold-keeper.ts). */
+export interface HoldSource {
+  owner: string;
+  expiryFrom(now: number): string;
+  live?: Set<string>;
+}
+
 export interface MeterStart {
   requestId: string;
   receiptId: string;
@@ -28,6 +35,8 @@ export class MeteredRequest {
   /** Client settings a provider could not honour (fields dropped in translation), for the receipt. */
   readonly warnings: string[] = [];
   holdNano = 0;
+  /** Charged on recovery if this process dies after the provider was called (worst-case.ts estimatedCallCost); recorded on the hold. */
+  estimatedCostNano = 0;
   /** Never charge more than this (a fix run's approved maximum); null: the actual cost in full. */
   costCapNano: number | null = null;
   private answeringModel: ModelConfig | null = null;
@@ -40,7 +49,7 @@ export class MeteredRequest {
   constructor(
     private readonly store: Store,
     readonly start: MeterStart,
-    private readonly holds: { owner: string; expiryFrom(now: number): string },
+    private readonly holds: HoldSource,
     private readonly onSettled: (request: MeteredRequest) => void = () => {},
   ) {}
 
@@ -85,6 +94,7 @@ export class MeteredRequest {
       createdAt,
       owner: this.holds.owner,
       expiresAt: this.holds.expiryFrom(Date.now()),
+      estimatedCostNano: Math.min(this.estimatedCostNano, amountNano),
     };
   }
 
@@ -228,11 +238,13 @@ export class RequestMeter {
 
   constructor(
     private readonly store: Store,
-    private readonly holds: { owner: string; expiryFrom(now: number): string },
+    private readonly holds: HoldSource,
   ) {}
 
   begin(start: MeterStart): MeteredRequest {
+    this.holds.live?.add(start.receiptId);
     const request = new MeteredRequest(this.store, start, this.holds, (settled) => {
+      this.holds.live?.delete(start.receiptId);
       this.open.delete(settled);
       if (this.open.size === 0) this.drained?.();
     });

@@ -23,13 +23,26 @@ export function worstCaseCost(request: ChatRequest, candidates: ModelConfig[]): 
 }
 
 /**
+ * What the request is charged when its process dies after the provider was called and before it
+ * settled (orphan-receipt.ts): the input part of the first candidate's worst case, the prompt
+ * at the price of the model that answers unless it fails. The output, which nobody received,
+ * is not charged. Its input bound is the one the hold used (the bytes, or the count once made).
+ */
+export function estimatedCallCost(request: ChatRequest, candidates: ModelConfig[]): number {
+  const first = candidates[0];
+  return first ? costOfParts([[inputTokenCeiling(request, first), first.price.inputNanoPerMillion]]) : 0;
+}
+
+/**
  * Holds the worst case before any call. The first try bounds the prompt by its UTF-8 bytes,
  * which needs no tokenizer; only when that hold is refused (balance, daily limit or budget) is
  * the prompt counted and the tighter bound tried, so a refusal is decided on the count.
  */
 export async function reserveWorstCase(metered: MeteredRequest, request: ChatRequest, candidates: ModelConfig[]): Promise<void> {
+  metered.estimatedCostNano = estimatedCallCost(request, candidates);
   await metered.reserve(worstCaseCost(request, candidates), async () => {
     await countInput(request);
+    metered.estimatedCostNano = estimatedCallCost(request, candidates);
     return worstCaseCost(request, candidates);
   });
 }

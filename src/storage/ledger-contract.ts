@@ -137,8 +137,8 @@ export function runLedgerContract(name: string, makeStore: () => Promise<Store>)
         await store.placeHold(sampleHold({ id: 'rcpt_live', owner: 'host/1/live' }), null);
         await store.placeHold(sampleHold({ id: 'rcpt_dead', owner: 'host/2/dead' }), null);
         await store.placeHold(sampleHold({ id: 'rcpt_silent', owner: 'host/3/silent' }), null);
-        await store.extendHolds('host/1/live', `${DAY}T11:00:00.000Z`);
-        await store.extendHolds('host/2/dead', `${DAY}T11:00:00.000Z`);
+        await store.extendHolds('host/1/live', ['rcpt_live'], `${DAY}T11:00:00.000Z`);
+        await store.extendHolds('host/2/dead', ['rcpt_dead'], `${DAY}T11:00:00.000Z`);
         const released = await store.releaseOrphanedHolds(`${DAY}T10:30:00.000Z`, (owner) => owner === 'host/2/dead');
         assert.deepEqual(released.map((receipt) => receipt.id).sort(), ['rcpt_dead', 'rcpt_silent']);
         assert.deepEqual(
@@ -148,6 +148,80 @@ export function runLedgerContract(name: string, makeStore: () => Promise<Store>)
         const closed = await store.getReceipt(DEFAULT_ACCOUNT_ID, 'rcpt_dead');
         assert.deepEqual([closed?.status, closed?.costNano, closed?.holdNano, closed?.errorCode], ['failed', 0, 1_000, 'internal_error']);
         assert.equal(await store.getBalance(DEFAULT_ACCOUNT_ID), 10_000);
+        await assertInvariant(store);
+      }));
+
+    test('only the holds named are renewed: a hold its owner stopped tracking expires and is recovered', () =>
+      withStore(async (store) => {
+        await store.addFunds(DEFAULT_ACCOUNT_ID, 10_000, 'test');
+        await store.placeHold(sampleHold({ id: 'rcpt_in_flight' }), null);
+        await store.placeHold(sampleHold({ id: 'rcpt_given_up' }), null);
+        await store.placeHold(sampleHold({ id: 'rcpt_other', owner: 'host/9/other' }), null);
+        await store.extendHolds('host/1/a', ['rcpt_in_flight', 'rcpt_other', 'rcpt_unknown'], `${DAY}T11:00:00.000Z`);
+        const released = await store.releaseOrphanedHolds(`${DAY}T10:30:00.000Z`, () => false);
+        assert.deepEqual(released.map((receipt) => receipt.id).sort(), ['rcpt_given_up', 'rcpt_other']);
+        assert.deepEqual(
+          (await store.listHolds(DEFAULT_ACCOUNT_ID)).map((hold) => hold.id),
+          ['rcpt_in_flight'],
+        );
+      }));
+
+    test('a recovered request is charged the estimate on its hold; one without an estimate costs 0', () =>
+      withStore(async (store) => {
+        const key = 'key_000000001aaaaaaaaaaaa';
+        await store.addFunds(DEFAULT_ACCOUNT_ID, 10_000, 'test');
+        await store.placeHold(sampleHold({ id: 'rcpt_called', amountNano: 3_000, estimatedCostNano: 700 }), null);
+        await store.placeHold(sampleHold({ id: 'rcpt_plain', amountNano: 3_000 }), null);
+        assert.deepEqual(
+          (await store.listHolds(DEFAULT_ACCOUNT_ID)).map((hold) => [hold.id, hold.estimatedCostNano]),
+          [
+            ['rcpt_called', 700],
+            ['rcpt_plain', 0],
+          ],
+        );
+        await store.releaseOrphanedHolds(`${DAY}T10:30:00.000Z`, () => true);
+        const called = await store.getReceipt(DEFAULT_ACCOUNT_ID, 'rcpt_called');
+        assert.deepEqual([called?.status, called?.costNano, called?.usageEstimated], ['failed', 700, true]);
+        assert.equal((await store.getReceipt(DEFAULT_ACCOUNT_ID, 'rcpt_plain'))?.costNano, 0);
+        assert.equal(await store.getBalance(DEFAULT_ACCOUNT_ID), 9_300);
+        assert.deepEqual(await store.keyDaySpend(key, DAY), { chargedNano: 700, heldNano: 0 });
+        assert.equal((await store.accountSummary(DEFAULT_ACCOUNT_ID, MONTH)).monthChargedNano, 700);
+        await assertInvariant(store);
+      }));
+
+    test('placing the same hold twice (a retry after a lost reply) holds it once', () =>
+      withStore(async (store) => {
+        await store.addFunds(DEFAULT_ACCOUNT_ID, 1_500, 'test');
+        assert.deepEqual(await store.placeHold(sampleHold({ id: 'rcpt_1' }), null), { placed: true });
+        assert.deepEqual(await store.placeHold(sampleHold({ id: 'rcpt_1' }), null), { placed: true });
+        assert.equal((await store.accountSummary(DEFAULT_ACCOUNT_ID, MONTH)).heldNano, 1_000);
+      }));
+
+    test('concurrent holds and settlements keep the balance, daily limit and budget exact', () =>
+      withStore(async (store) => {
+        const key = 'key_000000001aaaaaaaaaaaa';
+        await store.addFunds(DEFAULT_ACCOUNT_ID, 1_000_000, 'test');
+        await store.setMonthlyBudget(DEFAULT_ACCOUNT_ID, 60_000, 'test');
+        // Each request holds 1,000 and costs 300..999: the daily limit (50,000) binds first.
+        const outcomes = await Promise.all(
+          Array.from({ length: 200 }, async (_, index) => {
+            const id = `rcpt_${index}`;
+            const decision = await store.placeHold(sampleHold({ id, amountNano: 1_000 }), 50_000);
+            const costNano = decision.placed ? 300 + ((index * 37) % 700) : 0;
+            await store.recordReceipt(
+              sampleReceipt({ id, keyId: key, holdNano: decision.placed ? 1_000 : 0, costNano, createdAt: `${DAY}T10:00:00.000Z` }),
+            );
+            return costNano;
+          }),
+        );
+        const charged = outcomes.reduce((sum, cost) => sum + cost, 0);
+        const day = await store.keyDaySpend(key, DAY);
+        assert.deepEqual(day, { chargedNano: charged, heldNano: 0 });
+        assert.ok(charged <= 50_000, `charged ${charged} past the daily limit`);
+        assert.ok(outcomes.filter((cost) => cost > 0).length >= 50, 'at least the limit / hold requests were served');
+        assert.equal(await store.getBalance(DEFAULT_ACCOUNT_ID), 1_000_000 - charged);
+        assert.equal((await store.accountSummary(DEFAULT_ACCOUNT_ID, MONTH)).monthChargedNano, charged);
+        assert.deepEqual(await store.listHolds(DEFAULT_ACCOUNT_ID), []);
         await assertInvariant(store);
       }));
 

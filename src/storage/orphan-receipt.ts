@@ -1,7 +1,19 @@
 import type { HoldRecord, ReceiptRecord } from './records.ts';
 
-/** The receipt written for a request whose process died before it settled: failed, cost 0. */
+/**
+ * The receipt written for a request whose process died before it settled: failed, charged the
+ * estimate recorded on its hold (usage_estimated).
+ *
+ * Why a hold means "the provider was called": a request holds its worst case immediately before
+ * its first provider call (nothing that can fail runs between the two), and a request refused
+ * before any call holds nothing at all, so it never has an orphan and stays at cost 0 on its own
+ * receipt. A hold left without a receipt is therefore a request whose provider was called (or was
+ * about to be, within the same turn of the event loop): it is charged the prompt's input at the
+ * first candidate's price, which the provider charges for a call that was made, and never the
+ * output, which nobody saw. Holds placed without an estimate (fix runs) stay at cost 0.
+ */
 export function orphanReceipt(hold: HoldRecord, now: string): ReceiptRecord {
+  const costNano = hold.estimatedCostNano ?? 0;
   return {
     id: hold.id,
     requestId: hold.requestId,
@@ -17,10 +29,10 @@ export function orphanReceipt(hold: HoldRecord, now: string): ReceiptRecord {
     attempts: [],
     warnings: [],
     usage: null,
-    usageEstimated: false,
+    usageEstimated: costNano > 0,
     prices: null,
     holdNano: hold.amountNano,
-    costNano: 0,
+    costNano,
     latencyMs: Math.max(0, Date.parse(now) - Date.parse(hold.createdAt)),
     timeToFirstTokenMs: null,
     errorCode: 'internal_error',

@@ -114,6 +114,11 @@ export interface HoldRecord {
   owner: string;
   /** Past this instant, with no heartbeat from its owner, the hold is released. */
   expiresAt: string;
+  /**
+   * What the request is charged when its process dies before settling (0 when absent): the
+   * prompt's estimated input at the first candidate's price (orphan-receipt.ts).
+   */
+  estimatedCostNano?: number;
 }
 
 export type HoldRefusal = 'insufficient_balance' | 'daily_limit' | 'monthly_budget';

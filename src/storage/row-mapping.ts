@@ -94,6 +94,7 @@ export interface HoldRow {
   created_at: string;
   owner: string;
   expires_at: string;
+  estimated_cost_nano: number;
 }
 
 export interface AuditRow {
@@ -300,6 +301,7 @@ export function holdToRow(hold: HoldRecord): HoldRow {
     created_at: hold.createdAt,
     owner: hold.owner,
     expires_at: hold.expiresAt,
+    estimated_cost_nano: hold.estimatedCostNano ?? 0,
   };
 }
 
@@ -319,6 +321,7 @@ export function holdFromRow(row: HoldRow): HoldRecord {
     createdAt: row.created_at,
     owner: row.owner,
     expiresAt: row.expires_at,
+    estimatedCostNano: row.estimated_cost_nano,
   };
 }
 

@@ -414,9 +414,27 @@ export function runStoreContract(name: string, makeStore: () => Promise<Store>):
           await store.insertKey(sampleKey());
           await store.addFunds(DEFAULT_ACCOUNT_ID, 1_000_000, 'cli');
           await store.recordReceipt(sampleReceipt({ id: 'rcpt_1', costNano: 1_000 }));
-          await assert.rejects(store.recordReceipt(sampleReceipt({ id: 'rcpt_1', costNano: 5_000 })));
+          await assert.rejects(store.recordReceipt(sampleReceipt({ id: 'rcpt_2', costNano: -5_000 })));
           assert.equal(await store.getBalance(DEFAULT_ACCOUNT_ID), 999_000);
           assert.deepEqual(await store.ledgerTotals(DEFAULT_ACCOUNT_ID), { funds: 1_000_000, charges: 1_000 });
+          assert.equal(await store.getReceipt(DEFAULT_ACCOUNT_ID, 'rcpt_2'), null);
+        }));
+
+      test('settling the same request twice leaves one receipt and one charge', () =>
+        withStore(async (store) => {
+          await store.insertKey(sampleKey());
+          await store.addFunds(DEFAULT_ACCOUNT_ID, 1_000_000, 'cli');
+          const receipt = sampleReceipt({ id: 'rcpt_1', costNano: 1_000 });
+          // Once in sequence (a retry after a lost reply), twice at once (a retry racing the first).
+          await store.recordReceipt(receipt);
+          await Promise.all([store.recordReceipt(receipt), store.recordReceipt(receipt)]);
+          assert.equal(await store.getBalance(DEFAULT_ACCOUNT_ID), 999_000);
+          assert.deepEqual(await store.ledgerTotals(DEFAULT_ACCOUNT_ID), { funds: 1_000_000, charges: 1_000 });
+          const page = await store.listReceipts(DEFAULT_ACCOUNT_ID, { limit: 10 });
+          assert.deepEqual(
+            page.data.map((stored) => stored.id),
+            ['rcpt_1'],
+          );
         }));
 
       test('large amounts round-trip as exact integers', () =>

@@ -74,8 +74,12 @@ export interface Store {
    * those already there, without locking any row (receipt-order.ts).
    */
   recordReceipt(receipt: ReceiptRecord): Promise<void>;
-  /** Push the expiry of every hold of `owner` (its process is alive). */
-  extendHolds(owner: string, expiresAt: string): Promise<void>;
+  /**
+   * Push the expiry of the holds of `owner` whose ids are given: the requests it still has in
+   * flight. A hold it placed but no longer tracks (its settlement failed for good) is left to
+   * expire and be recovered.
+   */
+  extendHolds(owner: string, ids: readonly string[], expiresAt: string): Promise<void>;
   /**
    * Release holds whose owner is gone (expired, or `isOwnerDead` says so) and close each
    * one's receipt as failed with cost 0; a fix run whose receipt id is the hold's, still

@@ -511,6 +511,185 @@ export const migrations: readonly Migration[] = [
       $$;
     `,
   },
+  {
+    version: 7,
+    name: 'group commit: a batch of holds and settlements per round trip; idempotent settlement; estimated cost on holds',
+    sql: `
+      -- What a request whose process died after calling the provider is charged on recovery
+      -- (the prompt's input at the first candidate's price): see orphan-receipt.ts.
+      ALTER TABLE holds ADD COLUMN estimated_cost_nano bigint NOT NULL DEFAULT 0 CHECK (estimated_cost_nano >= 0);
+
+      -- As in migration 2, plus: a hold whose id is already there is placed (a retry after a
+      -- reply that was lost), and the estimated cost is kept.
+      DROP FUNCTION gateway_place_hold(text, text, text, text, text, text, boolean, text, bigint, text, text, timestamptz, text, timestamptz, bigint);
+      CREATE FUNCTION gateway_place_hold(
+        p_id text, p_request_id text, p_account_id text, p_key_id text, p_key_prefix text,
+        p_endpoint text, p_stream boolean, p_requested_model text, p_amount_nano bigint,
+        p_day text, p_month text, p_created_at timestamptz, p_owner text, p_expires_at timestamptz,
+        p_daily_limit_nano bigint, p_estimated_cost_nano bigint DEFAULT 0
+      ) RETURNS TABLE (placed boolean, reason text, remaining_nano bigint)
+      LANGUAGE plpgsql AS $$
+      DECLARE
+        v_balance bigint;
+        v_budget bigint;
+        v_available bigint;
+        v_used bigint;
+      BEGIN
+        SELECT a.balance_nano, a.monthly_budget_nano INTO v_balance, v_budget
+          FROM accounts a WHERE a.id = p_account_id FOR NO KEY UPDATE;
+        IF EXISTS (SELECT 1 FROM holds h WHERE h.id = p_id) THEN
+          RETURN QUERY SELECT true, NULL::text, NULL::bigint;
+          RETURN;
+        END IF;
+        v_available := coalesce(v_balance, 0)
+          - (SELECT coalesce(sum(h.amount_nano), 0) FROM holds h WHERE h.account_id = p_account_id);
+        IF p_amount_nano > v_available THEN
+          RETURN QUERY SELECT false, 'insufficient_balance'::text, v_available;
+          RETURN;
+        END IF;
+        IF p_daily_limit_nano IS NOT NULL THEN
+          v_used := coalesce((SELECT s.charged_nano FROM key_daily_spend s WHERE s.key_id = p_key_id AND s.day = p_day), 0)
+            + (SELECT coalesce(sum(h.amount_nano), 0) FROM holds h
+                WHERE h.account_id = p_account_id AND h.key_id = p_key_id AND h.day = p_day);
+          IF v_used + p_amount_nano > p_daily_limit_nano THEN
+            RETURN QUERY SELECT false, 'daily_limit'::text, p_daily_limit_nano - v_used;
+            RETURN;
+          END IF;
+        END IF;
+        IF v_budget IS NOT NULL THEN
+          v_used := coalesce((SELECT s.charged_nano FROM account_monthly_spend s WHERE s.account_id = p_account_id AND s.month = p_month), 0)
+            + (SELECT coalesce(sum(h.amount_nano), 0) FROM holds h WHERE h.account_id = p_account_id AND h.month = p_month);
+          IF v_used + p_amount_nano > v_budget THEN
+            RETURN QUERY SELECT false, 'monthly_budget'::text, v_budget - v_used;
+            RETURN;
+          END IF;
+        END IF;
+        INSERT INTO holds (id, request_id, account_id, key_id, key_prefix, endpoint, stream, requested_model,
+                           amount_nano, day, month, created_at, owner, expires_at, estimated_cost_nano)
+        VALUES (p_id, p_request_id, p_account_id, p_key_id, p_key_prefix, p_endpoint, p_stream, p_requested_model,
+                p_amount_nano, p_day, p_month, p_created_at, p_owner, p_expires_at, coalesce(p_estimated_cost_nano, 0));
+        RETURN QUERY SELECT true, NULL::text, NULL::bigint;
+      END
+      $$;
+
+      -- As in migration 6, and idempotent: a receipt whose id is already there (a retry after a
+      -- commit whose reply was lost) is not written or charged again; its created_ns is returned
+      -- and a hold of that id still there is dropped. A charging settlement checks under the
+      -- account row lock, so two copies of one settlement take turns and the second finds the first.
+      DROP FUNCTION gateway_record_receipt(text, text, text, text, text, timestamptz, text, text, boolean, text, text, jsonb, jsonb,
+        boolean, jsonb, bigint, bigint, double precision, double precision, text, boolean, jsonb, bigint);
+      CREATE FUNCTION gateway_record_receipt(
+        p_id text, p_request_id text, p_account_id text, p_key_id text, p_key_prefix text,
+        p_created_at timestamptz, p_status text, p_endpoint text, p_stream boolean,
+        p_requested_model text, p_answering_model text, p_attempts jsonb, p_usage jsonb,
+        p_usage_estimated boolean, p_prices jsonb, p_hold_nano bigint, p_cost_nano bigint,
+        p_latency_ms double precision, p_time_to_first_token_ms double precision, p_error_code text,
+        p_touch_key boolean, p_warnings jsonb, p_created_ns bigint
+      ) RETURNS bigint
+      LANGUAGE plpgsql AS $$
+      DECLARE
+        v_day text;
+        v_month text;
+        v_ns bigint := p_created_ns;
+        v_existing bigint;
+      BEGIN
+        IF p_cost_nano > 0 THEN
+          PERFORM 1 FROM accounts WHERE id = p_account_id FOR NO KEY UPDATE;
+        END IF;
+        SELECT r.created_ns INTO v_existing FROM receipts r WHERE r.id = p_id;
+        IF FOUND THEN
+          DELETE FROM holds WHERE id = p_id;
+          RETURN v_existing;
+        END IF;
+        IF p_cost_nano > 0 THEN
+          UPDATE accounts SET balance_nano = balance_nano - p_cost_nano WHERE id = p_account_id;
+        END IF;
+        LOOP
+          -- Above every value taken from v_ns to the end of its millisecond, as committed when this statement starts.
+          SELECT coalesce(max(r.created_ns) + 1, v_ns) INTO v_ns FROM receipts r
+          WHERE r.account_id = p_account_id AND r.created_ns >= v_ns
+            AND r.created_ns < v_ns - (v_ns % 1000000 + 1000000) % 1000000 + 1000000;
+          INSERT INTO receipts (id, request_id, account_id, key_id, key_prefix, created_at, created_ns, status, endpoint, stream,
+                                requested_model, answering_model, attempts, warnings, usage, usage_estimated, prices,
+                                hold_nano, cost_nano, latency_ms, time_to_first_token_ms, error_code)
+          VALUES (p_id, p_request_id, p_account_id, p_key_id, p_key_prefix, p_created_at, v_ns, p_status, p_endpoint, p_stream,
+                  p_requested_model, p_answering_model, p_attempts, p_warnings, p_usage, p_usage_estimated, p_prices,
+                  p_hold_nano, p_cost_nano, p_latency_ms, p_time_to_first_token_ms, p_error_code)
+          ON CONFLICT DO NOTHING;
+          EXIT WHEN FOUND;
+          -- A free-of-charge copy of this settlement committed meanwhile: it stands.
+          SELECT r.created_ns INTO v_existing FROM receipts r WHERE r.id = p_id;
+          IF FOUND THEN
+            DELETE FROM holds WHERE id = p_id;
+            RETURN v_existing;
+          END IF;
+          -- Taken by a settlement that committed while this one waited, as others waiting may find
+          -- too: look again from a little past it, at random, so they do not all want the next one.
+          v_ns := v_ns + 1 + floor(random() * 64)::bigint;
+        END LOOP;
+        DELETE FROM holds WHERE id = p_id RETURNING day, month INTO v_day, v_month;
+        IF p_cost_nano > 0 THEN
+          -- Without its hold (recovered, or never placed) a cost counts on the receipt's UTC day.
+          v_day := coalesce(v_day, to_char(p_created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD'));
+          v_month := coalesce(v_month, to_char(p_created_at AT TIME ZONE 'UTC', 'YYYY-MM'));
+          INSERT INTO key_daily_spend AS s (key_id, day, account_id, charged_nano)
+          VALUES (p_key_id, v_day, p_account_id, p_cost_nano)
+          ON CONFLICT (key_id, day) DO UPDATE SET charged_nano = s.charged_nano + EXCLUDED.charged_nano;
+          INSERT INTO account_monthly_spend AS s (account_id, month, charged_nano)
+          VALUES (p_account_id, v_month, p_cost_nano)
+          ON CONFLICT (account_id, month) DO UPDATE SET charged_nano = s.charged_nano + EXCLUDED.charged_nano;
+        END IF;
+        -- Never move backwards: a long stream can finish after a later request's receipt.
+        IF p_touch_key THEN
+          UPDATE api_keys SET last_used_at = p_created_at
+          WHERE id = p_key_id AND (last_used_at IS NULL OR last_used_at < p_created_at);
+        END IF;
+        RETURN v_ns;
+      END
+      $$;
+
+      -- Group commit (postgres-group-commit.ts): the holds and settlements one process gathered
+      -- while its previous batch was out, in one statement and one transaction. The accounts of
+      -- the batch are locked once, up front and in id order, so two batches never deadlock; then
+      -- each operation runs as its own function would, in the order given. Any error undoes the
+      -- whole batch and the caller runs its operations one by one.
+      CREATE FUNCTION gateway_apply_batch(p_ops jsonb) RETURNS jsonb
+      LANGUAGE plpgsql AS $$
+      DECLARE
+        v_op jsonb;
+        v_results jsonb[] := '{}';
+        v_decision record;
+        v_ns bigint;
+      BEGIN
+        PERFORM 1 FROM accounts
+          WHERE id IN (SELECT DISTINCT o->>'account_id' FROM jsonb_array_elements(p_ops) AS o)
+          ORDER BY id FOR NO KEY UPDATE;
+        FOR v_op IN SELECT value FROM jsonb_array_elements(p_ops) LOOP
+          IF v_op->>'op' = 'hold' THEN
+            SELECT * INTO v_decision FROM gateway_place_hold(
+              v_op->>'id', v_op->>'request_id', v_op->>'account_id', v_op->>'key_id', v_op->>'key_prefix',
+              v_op->>'endpoint', (v_op->>'stream')::boolean, v_op->>'requested_model', (v_op->>'amount_nano')::bigint,
+              v_op->>'day', v_op->>'month', (v_op->>'created_at')::timestamptz, v_op->>'owner', (v_op->>'expires_at')::timestamptz,
+              (v_op->>'daily_limit_nano')::bigint, (v_op->>'estimated_cost_nano')::bigint);
+            v_results := v_results || jsonb_build_object('placed', v_decision.placed, 'reason', v_decision.reason,
+                                                         'remaining_nano', v_decision.remaining_nano);
+          ELSE
+            v_ns := gateway_record_receipt(
+              v_op->>'id', v_op->>'request_id', v_op->>'account_id', v_op->>'key_id', v_op->>'key_prefix',
+              (v_op->>'created_at')::timestamptz, v_op->>'status', v_op->>'endpoint', (v_op->>'stream')::boolean,
+              v_op->>'requested_model', v_op->>'answering_model', v_op->'attempts', nullif(v_op->'usage', 'null'::jsonb),
+              (v_op->>'usage_estimated')::boolean, nullif(v_op->'prices', 'null'::jsonb), (v_op->>'hold_nano')::bigint,
+              (v_op->>'cost_nano')::bigint, (v_op->>'latency_ms')::double precision,
+              (v_op->>'time_to_first_token_ms')::double precision, v_op->>'error_code',
+              (v_op->>'touch_key')::boolean, v_op->'warnings', (v_op->>'created_ns')::bigint);
+            v_results := v_results || jsonb_build_object('created_ns', v_ns::text);
+          END IF;
+        END LOOP;
+        RETURN to_jsonb(v_results);
+      END
+      $$;
+    `,
+  },
 ];
 
 /**

@@ -1,9 +1,11 @@
 import type pg from 'pg';
 import { formatInstantNanos } from '../../lib/instant-nanos.ts';
+import { instantNanos } from '../receipt-order.ts';
 import { formatUsd } from '../../lib/money.ts';
 import { orphanReceipt, recoveredFixRunResult } from '../orphan-receipt.ts';
 import type { AccountSummary, HoldDecision, HoldRecord, HoldRefusal, ReceiptRecord } from '../records.ts';
 import type { PostgresDatabase } from './postgres-database.ts';
+import { type BatchedWrite, PostgresGroupCommit } from './postgres-group-commit.ts';
 import { holdFromRow, type HoldRow } from '../row-mapping.ts';
 import { statements } from './statements.ts';
 
@@ -26,10 +28,16 @@ interface SummaryRow {
 
 /**
  * Holds, charges, daily and monthly spend on PostgreSQL, exact across processes. Placing a hold
- * and recording a receipt are one statement each (functions from migration 2), so each is one
- * round trip and its own transaction; the account row lock inside makes them take turns.
+ * and recording a receipt are one function each (migration 7), which lock the account row
+ * first; a process sends its holds and settlements together (postgres-group-commit.ts), so a
+ * batch takes that lock once for all its requests and one round trip carries them all.
  */
 export function createPostgresLedger(database: PostgresDatabase) {
+  const groupCommit = new PostgresGroupCommit(async (statement) => {
+    const row = await database.first<{ results: Array<Record<string, unknown>> }>(statement);
+    return row!.results;
+  });
+
   // "Last used" is for people: a write per key every few seconds is plenty, not one per request.
   const lastTouched = new Map<string, string>();
   function shouldTouch(keyId: string, at: string): boolean {
@@ -41,20 +49,24 @@ export function createPostgresLedger(database: PostgresDatabase) {
     if (previous === undefined || at > previous) lastTouched.set(keyId, at);
   }
 
-  /** One round trip; on a transaction's client when given. Returns the receipt's createdAt as stored (receipt-order.ts). */
+  /**
+   * On a transaction's client when given, else in this process's next batch. Returns the
+   * receipt's createdAt as stored (receipt-order.ts). Settling the same receipt again writes
+   * and charges nothing and returns the createdAt stored the first time.
+   */
   async function recordReceipt(receipt: ReceiptRecord, client?: pg.PoolClient): Promise<string> {
     const touch = shouldTouch(receipt.keyId, receipt.createdAt);
-    const row = await database.first<{ created_ns: string }>(statements.recordReceipt(receipt, touch), client);
+    const alone = async () => (await database.first<{ created_ns: string }>(statements.recordReceipt(receipt, touch), client))!.created_ns;
+    const createdNs = client ? await alone() : await groupCommit.run(receiptWrite(receipt, touch, alone));
     if (touch) touched(receipt.keyId, receipt.createdAt);
-    return formatInstantNanos(BigInt(row!.created_ns));
+    return formatInstantNanos(BigInt(createdNs));
   }
 
-  /** One round trip. */
-  async function placeHold(hold: HoldRecord, dailyLimitNano: number | null): Promise<HoldDecision> {
-    const row = await database.first<DecisionRow>(statements.placeHold(hold, dailyLimitNano));
-    if (!row) throw new Error('gateway_place_hold returned no decision');
-    if (row.placed) return { placed: true };
-    return { placed: false, reason: row.reason!, remainingNano: row.remaining_nano! };
+  /** In this process's next batch. Placing a hold whose id is already there answers placed. */
+  function placeHold(hold: HoldRecord, dailyLimitNano: number | null): Promise<HoldDecision> {
+    return groupCommit.run(
+      holdWrite(hold, dailyLimitNano, async () => decisionFrom(await database.first<DecisionRow>(statements.placeHold(hold, dailyLimitNano)))),
+    );
   }
 
   /**
@@ -107,13 +119,14 @@ export function createPostgresLedger(database: PostgresDatabase) {
   }
 
   return {
+    groupCommit,
     placeHold,
     recordReceipt,
     releaseOrphanedHolds,
     setMonthlyBudget,
     accountSummary,
-    async extendHolds(owner: string, expiresAt: string): Promise<void> {
-      await database.rows(statements.extendHolds(owner, expiresAt));
+    async extendHolds(owner: string, ids: readonly string[], expiresAt: string): Promise<void> {
+      if (ids.length > 0) await database.rows(statements.extendHolds(owner, ids, expiresAt));
     },
     async listHolds(accountId: string): Promise<HoldRecord[]> {
       return (await database.rows<HoldRow>(statements.holdsOfAccount(accountId))).map(holdFromRow);
@@ -122,5 +135,70 @@ export function createPostgresLedger(database: PostgresDatabase) {
       const row = (await database.first<{ charged_nano: number; held_nano: number }>(statements.keyDaySpend(keyId, day)))!;
       return { chargedNano: row.charged_nano, heldNano: row.held_nano };
     },
+  };
+}
+
+function decisionFrom(row: DecisionRow | undefined): HoldDecision {
+  if (!row) throw new Error('gateway_place_hold returned no decision');
+  if (row.placed) return { placed: true };
+  return { placed: false, reason: row.reason!, remainingNano: row.remaining_nano! };
+}
+
+function holdWrite(hold: HoldRecord, dailyLimitNano: number | null, alone: () => Promise<HoldDecision>): BatchedWrite<HoldDecision> {
+  return {
+    json: {
+      op: 'hold',
+      id: hold.id,
+      request_id: hold.requestId,
+      account_id: hold.accountId,
+      key_id: hold.keyId,
+      key_prefix: hold.keyPrefix,
+      endpoint: hold.endpoint,
+      stream: hold.stream,
+      requested_model: hold.requestedModel,
+      amount_nano: hold.amountNano,
+      day: hold.day,
+      month: hold.month,
+      created_at: hold.createdAt,
+      owner: hold.owner,
+      expires_at: hold.expiresAt,
+      daily_limit_nano: dailyLimitNano,
+      estimated_cost_nano: hold.estimatedCostNano ?? 0,
+    },
+    fromBatch: (result) => decisionFrom(result as unknown as DecisionRow),
+    alone,
+  };
+}
+
+function receiptWrite(receipt: ReceiptRecord, touchKey: boolean, alone: () => Promise<string>): BatchedWrite<string> {
+  return {
+    json: {
+      op: 'receipt',
+      id: receipt.id,
+      request_id: receipt.requestId,
+      account_id: receipt.accountId,
+      key_id: receipt.keyId,
+      key_prefix: receipt.keyPrefix,
+      created_at: receipt.createdAt,
+      status: receipt.status,
+      endpoint: receipt.endpoint,
+      stream: receipt.stream,
+      requested_model: receipt.requestedModel,
+      answering_model: receipt.answeringModel,
+      attempts: receipt.attempts,
+      usage: receipt.usage,
+      usage_estimated: receipt.usageEstimated,
+      prices: receipt.prices,
+      hold_nano: receipt.holdNano,
+      cost_nano: receipt.costNano,
+      latency_ms: receipt.latencyMs,
+      time_to_first_token_ms: receipt.timeToFirstTokenMs,
+      error_code: receipt.errorCode,
+      touch_key: touchKey,
+      warnings: receipt.warnings,
+      created_ns: instantNanos(receipt.createdAt).toString(),
+    },
+    fromBatch: (result) => String(result.created_ns),
+    alone,
   };
 }

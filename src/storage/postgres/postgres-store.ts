@@ -99,7 +99,7 @@ export function createPostgresStore(url: string): Store {
     async recordReceipt(receipt) {
       await ledger.recordReceipt(receipt);
     },
-    extendHolds: (owner, expiresAt) => ledger.extendHolds(owner, expiresAt),
+    extendHolds: (owner, ids, expiresAt) => ledger.extendHolds(owner, ids, expiresAt),
     releaseOrphanedHolds: (now, isOwnerDead) => ledger.releaseOrphanedHolds(now, isOwnerDead),
     listHolds: (accountId) => ledger.listHolds(accountId),
     accountSummary: (accountId, month) => ledger.accountSummary(accountId, month),

@@ -16,7 +16,7 @@ const keyColumns =
 export const receiptColumns =
   'id, request_id, account_id, key_id, key_prefix, created_at, created_ns::text AS created_ns, status, endpoint, stream, requested_model, answering_model, attempts, warnings, usage, usage_estimated, prices, hold_nano, cost_nano, latency_ms, time_to_first_token_ms, error_code';
 const holdColumns =
-  'id, request_id, account_id, key_id, key_prefix, endpoint, stream, requested_model, amount_nano, day, month, created_at, owner, expires_at';
+  'id, request_id, account_id, key_id, key_prefix, endpoint, stream, requested_model, amount_nano, day, month, created_at, owner, expires_at, estimated_cost_nano';
 const fixQuoteColumns =
   'id, account_id, key_id, agent, tier, input, input_tokens, estimated_cost_nano, max_cost_nano, step_budget, created_at, expires_at';
 const fixRunColumns =
@@ -31,7 +31,7 @@ function named(name: string, text: string, values: unknown[]): Statement {
   return { name: `gateway_${name}`, text, values };
 }
 
-const placeHoldText = `SELECT placed, reason, remaining_nano FROM gateway_place_hold(${placeholders(15)})`;
+const placeHoldText = `SELECT placed, reason, remaining_nano FROM gateway_place_hold(${placeholders(16)})`;
 const recordReceiptText = `SELECT gateway_record_receipt(${placeholders(23)})::text AS created_ns`;
 const startFixRunText = `SELECT started, reason, remaining_nano, existing_run_id FROM gateway_start_fix_run(${placeholders(25)})`;
 
@@ -157,8 +157,10 @@ export const statements = {
       hold.owner,
       hold.expiresAt,
       dailyLimitNano,
+      hold.estimatedCostNano ?? 0,
     ]),
-  extendHolds: (owner: string, expiresAt: string) => named('extend_holds', 'UPDATE holds SET expires_at = $2 WHERE owner = $1', [owner, expiresAt]),
+  extendHolds: (owner: string, ids: readonly string[], expiresAt: string) =>
+    named('extend_live_holds', 'UPDATE holds SET expires_at = $2 WHERE owner = $1 AND id = ANY($3::text[])', [owner, expiresAt, ids]),
   holdOwners: () => named('hold_owners', 'SELECT DISTINCT owner FROM holds', []),
   holdsToRelease: (now: string, deadOwners: string[]) =>
     named('holds_to_release', `SELECT id FROM holds WHERE expires_at < $1 OR owner = ANY($2::text[])`, [now, deadOwners]),

@@ -263,6 +263,11 @@ export const migrations: readonly Migration[] = [
       DROP INDEX receipts_by_key_newest;
     `,
   },
+  {
+    version: 8,
+    name: 'holds carry the estimated cost a recovered request is charged',
+    sql: `ALTER TABLE holds ADD COLUMN estimated_cost_nano INTEGER NOT NULL DEFAULT 0 CHECK (estimated_cost_nano >= 0);`,
+  },
 ];
 
 /**

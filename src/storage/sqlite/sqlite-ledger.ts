@@ -4,7 +4,7 @@ import type { AccountSummary, HoldDecision, HoldRecord, ReceiptRecord } from '..
 import { holdFromSqlite, holdToSqlite, type SqliteHoldRow } from './sqlite-rows.ts';
 
 const holdColumns =
-  'id, request_id, account_id, key_id, key_prefix, endpoint, stream, requested_model, amount_nano, day, month, created_at, owner, expires_at';
+  'id, request_id, account_id, key_id, key_prefix, endpoint, stream, requested_model, amount_nano, day, month, created_at, owner, expires_at, estimated_cost_nano';
 
 function prepareLedger(db: Database) {
   const one = <T>(sql: string) => db.prepare(sql).pluck() as Statement<unknown[], T>;
@@ -25,6 +25,7 @@ function prepareLedger(db: Database) {
         .map((column) => `@${column}`)
         .join(', ')})`,
     ),
+    holdExists: one<number>('SELECT 1 FROM holds WHERE id = ?'),
     deleteHold: db.prepare<[string], { day: string; month: string }>('DELETE FROM holds WHERE id = ? RETURNING day, month'),
     chargeKeyDay: db.prepare<[string, string, string, number]>(
       `INSERT INTO key_daily_spend (key_id, day, account_id, charged_nano) VALUES (?, ?, ?, ?)
@@ -34,7 +35,7 @@ function prepareLedger(db: Database) {
       `INSERT INTO account_monthly_spend (account_id, month, charged_nano) VALUES (?, ?, ?)
        ON CONFLICT (account_id, month) DO UPDATE SET charged_nano = charged_nano + excluded.charged_nano`,
     ),
-    extendHolds: db.prepare<[string, string]>('UPDATE holds SET expires_at = ? WHERE owner = ?'),
+    extendHold: db.prepare<[string, string, string]>('UPDATE holds SET expires_at = ? WHERE owner = ? AND id = ?'),
     allHolds: db.prepare<[], SqliteHoldRow>(`SELECT ${holdColumns} FROM holds`),
     holdsOfAccount: db.prepare<[string], SqliteHoldRow>(`SELECT ${holdColumns} FROM holds WHERE account_id = ? ORDER BY created_at`),
     setBudget: db.prepare<[number | null, string]>('UPDATE accounts SET monthly_budget_nano = ? WHERE id = ?'),
@@ -56,6 +57,8 @@ export function createSqliteLedger(db: Database) {
   // Reads, then at most one insert at the very end: nothing partial to undo, so no savepoint.
   const placeHold = (hold: HoldRecord, dailyLimitNano: number | null): HoldDecision => {
     const statements = sql();
+    // Placed already (a retry after a lost reply): placed, and nothing more is held.
+    if (statements.holdExists.get(hold.id) !== undefined) return { placed: true };
     const account = statements.accountMoney.get(hold.accountId);
     const available = (account?.balance_nano ?? 0) - statements.heldOfAccount.get(hold.accountId)!.held;
     if (hold.amountNano > available) return { placed: false, reason: 'insufficient_balance', remainingNano: available };
@@ -93,8 +96,11 @@ export function createSqliteLedger(db: Database) {
   return {
     placeHold,
     settleHold,
+    dropHold: (id: string) => void sql().deleteHold.get(id),
     setMonthlyBudget,
-    extendHolds: (owner: string, expiresAt: string) => sql().extendHolds.run(expiresAt, owner),
+    extendHolds: db.transaction((owner: string, ids: readonly string[], expiresAt: string) => {
+      for (const id of ids) sql().extendHold.run(expiresAt, owner, id);
+    }),
     allHolds: () => sql().allHolds.all().map(holdFromSqlite),
     listHolds: (accountId: string) => sql().holdsOfAccount.all(accountId).map(holdFromSqlite),
     keyDaySpend: (keyId: string, day: string) => ({

@@ -92,8 +92,15 @@ export function createSqliteStore(path: string): Store {
     }
   }
 
+  // Idempotent: settling a receipt already written (a retry after a lost reply) changes nothing
+  // but dropping a hold of that id, and answers the createdAt stored the first time.
   const recordReceipt = db.transaction((receipt: ReceiptRecord): string => {
     const statements = sql();
+    const existing = statements.receiptInstant.get(receipt.id);
+    if (existing !== undefined) {
+      ledger.dropHold(receipt.id);
+      return formatInstantNanos(existing);
+    }
     const createdAt = insertReceipt(receipt);
     // The receipt is the charge record: its cost leaves the balance in the same transaction.
     if (receipt.costNano > 0) statements.debitAccount.run(receipt.costNano, receipt.accountId);
@@ -180,8 +187,8 @@ export function createSqliteStore(path: string): Store {
     placeHold(hold, dailyLimitNano) {
       return batcher.run(() => ledger.placeHold(hold, dailyLimitNano));
     },
-    async extendHolds(owner, expiresAt) {
-      ledger.extendHolds(owner, expiresAt);
+    async extendHolds(owner, ids, expiresAt) {
+      if (ids.length > 0) ledger.extendHolds.immediate(owner, ids, expiresAt);
     },
     async releaseOrphanedHolds(now, isOwnerDead) {
       batcher.flush();

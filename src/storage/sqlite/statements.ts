@@ -39,6 +39,8 @@ export interface Statements {
   /** The first created_ns of the account from `from` up that is above every one taken below `end`. */
   nextReceiptInstant: Statement<[{ accountId: string; from: bigint; end: bigint }], bigint>;
   receipt: Statement<[accountId: string, id: string], SqliteReceiptRow>;
+  /** The created_ns of the receipt with this id, if written. */
+  receiptInstant: Statement<[id: string], bigint>;
   newestReceipts: Statement<[accountId: string, limit: number], SqliteReceiptRow>;
   receiptsBefore: Statement<[accountId: string, beforeNanos: bigint, limit: number], SqliteReceiptRow>;
 
@@ -100,6 +102,7 @@ export function prepareStatements(db: Database): Statements {
       .pluck()
       .safeIntegers(),
     receipt: db.prepare(`SELECT ${receiptColumns} FROM receipts WHERE account_id = ? AND id = ?`),
+    receiptInstant: db.prepare<[string], bigint>('SELECT created_ns FROM receipts WHERE id = ?').pluck().safeIntegers(),
     newestReceipts: db.prepare(`SELECT ${receiptColumns} FROM receipts WHERE account_id = ? ORDER BY created_ns DESC LIMIT ?`),
     receiptsBefore: db.prepare(`SELECT ${receiptColumns} FROM receipts WHERE account_id = ? AND created_ns < ? ORDER BY created_ns DESC LIMIT ?`),
 

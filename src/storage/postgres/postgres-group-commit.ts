@@ -1,0 +1,120 @@
+import type pg from 'pg';
+
+type Statement = pg.QueryConfig<unknown[]>;
+
+/** One hold or settlement waiting for its batch: its JSON for gateway_apply_batch, and its own statement for running alone. */
+export interface BatchedWrite<T> {
+  json: Record<string, unknown>;
+  /** The result from its element of the batch's answer. */
+  fromBatch(result: Record<string, unknown>): T;
+  /** Runs it alone (its own statement, its own transaction). */
+  alone(): Promise<T>;
+}
+
+interface Queued {
+  write: BatchedWrite<unknown>;
+  resolve: (value: unknown) => void;
+  reject: (error: unknown) => void;
+}
+
+/** Past this many operations a batch is sent and the rest wait for the next one. */
+const MAX_BATCH = 256;
+
+/**
+ * Group commit for PostgreSQL, as the SQLite write batcher does it: the holds and settlements
+ * of this process go to the database as one statement (gateway_apply_batch, migration 7), one
+ * round trip and one transaction for the whole batch, which locks each account row once
+ * instead of once per request.
+ *
+ * Invariants:
+ * - At most one batch of this process is out at a time. A write arriving while none is out is
+ *   sent on the next turn of the event loop (with the others of that turn): at concurrency 1 it
+ *   waits for nothing. Writes arriving while one is out wait for it and go together in the next.
+ * - Each write's outcome is its own: when the batch fails (one bad write, or the connection
+ *   broke), every write of it runs again alone, so only the bad one fails. Running again is
+ *   safe even when the failed batch did commit and only its reply was lost: a hold or a
+ *   receipt whose id is already there is not written again (migration 7).
+ * - Writes are applied in the order they were queued; a request's settlement is always queued
+ *   after its hold resolved, so it never overtakes it.
+ */
+export class PostgresGroupCommit {
+  private queued: Queued[] = [];
+  private sending = false;
+  private scheduled = false;
+  /** Batches sent and writes in them, for the bench's per-request database work. */
+  readonly stats = { batches: 0, writes: 0, fallbacks: 0 };
+
+  constructor(private readonly send: (statement: Statement) => Promise<Array<Record<string, unknown>>>) {}
+
+  run<T>(write: BatchedWrite<T>): Promise<T> {
+    return new Promise<T>((resolve, reject) => {
+      this.queued.push({ write, resolve: resolve as (value: unknown) => void, reject });
+      this.schedule();
+    });
+  }
+
+  private schedule(): void {
+    if (this.sending || this.scheduled || this.queued.length === 0) return;
+    this.scheduled = true;
+    setImmediate(() => {
+      this.scheduled = false;
+      void this.flush();
+    });
+  }
+
+  private async flush(): Promise<void> {
+    if (this.sending || this.queued.length === 0) return;
+    const batch = this.queued.splice(0, MAX_BATCH);
+    this.sending = true;
+    try {
+      if (batch.length === 1) await settleAlone(batch[0]!);
+      else await this.sendBatch(batch);
+    } finally {
+      this.sending = false;
+      this.schedule();
+    }
+  }
+
+  private async sendBatch(batch: Queued[]): Promise<void> {
+    this.stats.batches++;
+    this.stats.writes += batch.length;
+    let results: Array<Record<string, unknown>>;
+    try {
+      results = await this.send({
+        name: 'gateway_apply_batch',
+        text: 'SELECT gateway_apply_batch($1::jsonb) AS results',
+        values: [
+          JSON.stringify(
+            batch.map((queued) => queued.write.json),
+            withoutNul,
+          ),
+        ],
+      });
+    } catch {
+      this.stats.fallbacks++;
+      // Alone, in order: a settlement still follows the hold it releases.
+      for (const queued of batch) await settleAlone(queued);
+      return;
+    }
+    batch.forEach((queued, index) => {
+      try {
+        queued.resolve(queued.write.fromBatch(results[index]!));
+      } catch (error) {
+        queued.reject(error);
+      }
+    });
+  }
+}
+
+async function settleAlone(queued: Queued): Promise<void> {
+  try {
+    queued.resolve(await queued.write.alone());
+  } catch (error) {
+    queued.reject(error);
+  }
+}
+
+// jsonb refuses the NUL character; a provider's error text may hold one (as json-parameter.ts).
+function withoutNul(_key: string, value: unknown): unknown {
+  return typeof value === 'string' && value.includes('\0') ? value.replaceAll('\0', '\uFFFD') : value;
+}
