@@ -1,7 +1,11 @@
 #!/usr/bin/env node
-// Plain JS so `npx gateway` and the package bin work without a build: tsx compiles the
-// TypeScript sources on the fly.
-import { register } from 'tsx/esm/api';
+// The `gateway` command: runs the compiled build in dist/server, which `npm ci` (prepare) and
+// `npm start` make with `npm run build`. No TypeScript is compiled or loaded at run time.
+import { existsSync } from 'node:fs';
 
-register();
-await import('../src/cli/main.ts');
+const main = new URL('../dist/server/main.js', import.meta.url);
+if (!existsSync(main)) {
+  console.error('gateway: no compiled build in dist/server; run `npm run build` (npm ci does it)');
+  process.exit(1);
+}
+await import(main.href);

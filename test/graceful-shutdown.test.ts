@@ -13,7 +13,7 @@ import { createPostgresStore } from '../src/storage/postgres/postgres-store.ts';
 import { DEFAULT_ACCOUNT_ID, type Store } from '../src/storage/store.ts';
 import { startFakeUpstream, type FakeUpstream } from './fake-upstream/fake-upstream.ts';
 import { harnessConfigText, sseData } from './helpers/gateway-harness.ts';
-import { startGatewayProcess, type GatewayProcess } from './helpers/gateway-process.ts';
+import { startGatewayProcess, type GatewayProcess, type GatewayProcessOptions } from './helpers/gateway-process.ts';
 import { PG_TEST_URL, postgresUnreachable, reportPostgresUnreachable, urlOnSchema } from './helpers/postgres-test-connection.ts';
 import { connectTestRedis, reportRedisUnreachable, REDIS_TEST_URL } from './helpers/redis-test-connection.ts';
 import { startTcpProxy } from './helpers/tcp-proxy.ts';
@@ -57,14 +57,18 @@ if (pgMissing !== null) {
     });
 
     /** A gateway process on this suite's schema (or `databaseUrl`), with `server` settings added to the harness config. */
-    async function startGateway(server: string, options: { databaseUrl?: string } = {}) {
+    async function startGateway(server: string, options: GatewayProcessOptions & { databaseUrl?: string } = {}) {
       const configPath = join(directory, `gateway-${randomBytes(4).toString('hex')}.yaml`);
       const text = harnessConfigText(fake.url, join(directory, 'unused.db'), 30_000).replace(
         'server: { host: 127.0.0.1, port: 0 }',
         `server: { host: 127.0.0.1, port: 0${server ? `, ${server}` : ''} }`,
       );
       await writeFile(configPath, text);
-      const gateway = await startGatewayProcess(configPath, { DATABASE_URL: options.databaseUrl ?? urlOnSchema(schema), REDIS_URL: REDIS_TEST_URL });
+      const gateway = await startGatewayProcess(
+        configPath,
+        { DATABASE_URL: options.databaseUrl ?? urlOnSchema(schema), REDIS_URL: REDIS_TEST_URL },
+        options,
+      );
       started.push(gateway);
       return gateway;
     }
@@ -86,8 +90,8 @@ if (pgMissing !== null) {
       assert.deepEqual(await store.listHolds(DEFAULT_ACCOUNT_ID), [], 'no hold is left');
     }
 
-    test('SIGTERM with a stream in flight: the stream completes, its receipt is written, the process exits 0', async () => {
-      const gateway = await startGateway('drain_ms: 10000');
+    test('SIGTERM with a stream in flight: the stream completes, its receipt is written, the process exits 0 (compiled build)', async () => {
+      const gateway = await startGateway('drain_ms: 10000', { compiled: true });
       fake.script('alpha', { text: 'word '.repeat(40), chunkSize: 5, chunkDelayMs: 25, usage: { prompt: 9, completion: 40 } });
       const response = await chat(gateway, { stream: true, stream_options: { include_usage: true } });
       assert.equal(response.status, 200);

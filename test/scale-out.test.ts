@@ -17,6 +17,7 @@ import { PG_TEST_URL, postgresUnreachable, reportPostgresUnreachable, urlOnSchem
 import { DEFAULT_ACCOUNT_ID, type Store } from '../src/storage/store.ts';
 import { startFakeUpstream, type FakeUpstream } from './fake-upstream/fake-upstream.ts';
 import { harnessConfigText } from './helpers/gateway-harness.ts';
+import { buildServer } from './helpers/build-server.ts';
 import { startGatewayProcess, type GatewayProcess } from './helpers/gateway-process.ts';
 
 const REDIS_URL = process.env.REDIS_TEST_URL ?? 'redis://127.0.0.1:6379';
@@ -38,6 +39,7 @@ if (missing !== null) {
     let worst: number;
 
     before(async () => {
+      buildServer(); // the CLI below runs the compiled build (bin/gateway.js)
       await admin.query(`CREATE SCHEMA ${schema}`);
       fake = await startFakeUpstream();
       directory = await mkdtemp(join(tmpdir(), 'gateway-scale-'));

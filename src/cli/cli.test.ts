@@ -3,14 +3,18 @@ import { spawn } from 'node:child_process';
 import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { after, describe, test } from 'node:test';
+import { after, before, describe, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { hashApiKey } from '../auth/api-key-format.ts';
 import { createSqliteStore } from '../storage/sqlite/sqlite-store.ts';
 import { DEFAULT_ACCOUNT_ID } from '../storage/store.ts';
+import { buildServer } from '../../test/helpers/build-server.ts';
 
 const launcher = fileURLToPath(new URL('../../bin/gateway.js', import.meta.url));
 const directories: string[] = [];
+
+// The launcher runs the compiled build: build it from the sources under test.
+before(() => buildServer());
 
 after(async () => {
   await Promise.all(directories.map((directory) => rm(directory, { recursive: true, force: true })));

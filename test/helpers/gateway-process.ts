@@ -1,4 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
+import { buildServer } from './build-server.ts';
 
 export interface GatewayExit {
   code: number | null;
@@ -17,9 +18,23 @@ export interface GatewayProcess {
   stop(signal?: NodeJS.Signals): Promise<GatewayExit>;
 }
 
+export interface GatewayProcessOptions {
+  /**
+   * Run the compiled build (bin/gateway.js -> dist/server, built by `buildServer()`) as `npm start`
+   * does. Default: the TypeScript sources through tsx, so a test always runs the code as edited.
+   */
+  compiled?: boolean;
+}
+
 /** `gateway start` as a real process; resolves once it listens. */
-export async function startGatewayProcess(configPath: string, env: NodeJS.ProcessEnv = {}): Promise<GatewayProcess> {
-  const child = spawn(process.execPath, ['bin/gateway.js', 'start', '--config', configPath], {
+export async function startGatewayProcess(
+  configPath: string,
+  env: NodeJS.ProcessEnv = {},
+  options: GatewayProcessOptions = {},
+): Promise<GatewayProcess> {
+  if (options.compiled) buildServer();
+  const entry = options.compiled ? ['bin/gateway.js'] : ['--import', 'tsx', 'src/cli/main.ts'];
+  const child = spawn(process.execPath, [...entry, 'start', '--config', configPath], {
     env: { ...process.env, LOG_LEVEL: 'info', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });

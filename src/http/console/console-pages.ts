@@ -1,12 +1,12 @@
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import { GatewayError } from '../../errors/gateway-error.ts';
+import { packageRoot } from '../../lib/package-root.ts';
 import { CONSOLE_HEADERS } from './console-guard.ts';
 
-/** Where `npm run build:console` (run by npm ci and npm start) writes the pages. */
-const BUILT = fileURLToPath(new URL('../../../dist/console/', import.meta.url));
+/** Where `npm run build:console` (run by npm ci and npm start) writes the pages; found from the sources and from the compiled build. */
+const BUILT = join(packageRoot(import.meta.url), 'dist', 'console') + '/';
 
 /**
  * Scripts and styles from this origin only; wallet icons are data: URIs (EIP-6963); the pages

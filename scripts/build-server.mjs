@@ -1,0 +1,26 @@
+// Builds the server and CLI into dist/server: src/cli/main.ts and what it imports, bundled by
+// esbuild into ES modules, with the packages left as imports from node_modules. `gateway start`
+// loads only what it uses: the HTTP stack is its own chunk, which key and funds commands never load.
+// Run by `npm ci` (prepare), `npm start` (prestart) and `npm test`; takes well under a second.
+import { rmSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { build } from 'esbuild';
+
+const root = join(dirname(fileURLToPath(import.meta.url)), '..');
+const out = join(root, 'dist', 'server');
+
+rmSync(out, { recursive: true, force: true });
+await build({
+  entryPoints: { main: join(root, 'src', 'cli', 'main.ts') },
+  outdir: out,
+  bundle: true,
+  splitting: true,
+  format: 'esm',
+  platform: 'node',
+  target: 'node20.18',
+  packages: 'external',
+  sourcemap: 'linked',
+  logLevel: 'warning',
+  legalComments: 'none',
+});
