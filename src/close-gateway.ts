@@ -67,7 +67,7 @@ async function allSettled(meter: RequestMeter): Promise<void> {
 /**
  * Graceful shutdown: stop accepting, let what is in flight finish for `drainMs`, then cut it
  * (requests settle as cancelled and runs as failed, each charged for what it used), release the
- * holds of whatever could still not settle (their receipts close at cost 0), and close every
+ * holds of whatever could still not settle (their receipts close as recovery closes them), and close every
  * client. Each step after the drain has its own deadline; the steps go on when one passes, and
  * the returned promise then rejects naming them, so the process can exit non-zero.
  */
@@ -106,7 +106,7 @@ export async function closeGateway(parts: GatewayParts, times: CloseTimes): Prom
   holdKeeper.stop();
 
   // Requests or runs that could not settle (a database that stopped answering): release their holds
-  // so the balance is not kept held until the hold expires; their receipts close at cost 0.
+  // so the balance is not kept held until the hold expires; their receipts close as recovery closes them.
   if (meter.inFlight > 0 || fix.inFlight > 0) {
     logger.warn({ requests: meter.inFlight, runs: fix.inFlight }, 'releasing the holds of requests that could not settle');
     await step('releasing holds', () => parts.store.releaseOrphanedHolds(new Date().toISOString(), (owner) => owner === holdKeeper.owner));

@@ -163,9 +163,10 @@ if (pgMissing !== null) {
       );
       const next = await startGateway('');
       assert.deepEqual(await store.listHolds(DEFAULT_ACCOUNT_ID), [], 'the next process released it');
-      const receipt = await store.getReceipt(DEFAULT_ACCOUNT_ID, hold!.id);
-      assert.deepEqual([receipt?.status, receipt?.costNano], ['failed', 0]);
       assert.deepEqual(await next.stop(), { code: 0, signal: null });
+      const receipt = await store.getReceipt(DEFAULT_ACCOUNT_ID, hold!.id);
+      // Recovery charges the prompt estimate recorded on the hold: the provider was called.
+      assert.deepEqual([receipt?.status, receipt?.costNano], ['failed', hold!.estimatedCostNano ?? 0]);
       await assertLedgerExact();
     });
 
