@@ -13,9 +13,16 @@ const running = new Set<ChildProcess>();
  * Starts `node [nodeArgs] --import tsx <script> [args]` and resolves with the JSON line it
  * prints first on stdout. Its stdin stays a pipe: the child exits when this process does.
  */
-export async function startChild<Info>(script: string, args: string[], nodeArgs: string[] = [], timeoutMs = 20_000): Promise<Child<Info>> {
+export async function startChild<Info>(
+  script: string,
+  args: string[],
+  nodeArgs: string[] = [],
+  timeoutMs = 20_000,
+  env: NodeJS.ProcessEnv = process.env,
+): Promise<Child<Info>> {
   const child = spawn(process.execPath, [...nodeArgs, '--import', 'tsx', script, ...args], {
     cwd: process.cwd(),
+    env,
     stdio: ['pipe', 'pipe', 'inherit'],
   });
   running.add(child);

@@ -10,11 +10,14 @@
  *   BENCH_PHASE_SECONDS  a phase stops issuing requests after this long (30)
  *   BENCH_MODEL          model sent to the gateway (svc/fast)
  *   BENCH_CPU_PROF       a directory: run the gateway with --cpu-prof and write its profile there
+ *   BENCH_DATABASE_URL   a PostgreSQL server: afterwards, the ledger at scale (bench/ledger-scale.ts:
+ *                        SQLite beside PostgreSQL + Redis, then three processes on one account)
  */
 import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import { join, resolve } from 'node:path';
 import { cpuMs, startChild, stopAllChildren } from './children.ts';
+import { ledgerScaleBench } from './ledger-scale.ts';
 import { createPool, runLoad, type LoadResult, type Target } from './load.ts';
 import { ms, percentiles } from './stats.ts';
 
@@ -34,8 +37,8 @@ const SEQUENTIAL = intEnv('BENCH_SEQUENTIAL', Math.max(1, Math.min(2_000, Math.f
 const PHASE_MS = intEnv('BENCH_PHASE_SECONDS', 30) * 1_000;
 const MODEL = process.env.BENCH_MODEL ?? 'svc/fast';
 const CPU_PROF_DIR = process.env.BENCH_CPU_PROF;
-/** Whatever happens, the whole run ends by then. */
-const TOTAL_MS = 110_000;
+/** Whatever happens, the whole run ends by then (the ledger phases, when asked for, get more). */
+const TOTAL_MS = process.env.BENCH_DATABASE_URL ? 300_000 : 110_000;
 /** Sequential phases alternate direct and gateway in this many rounds, so drift hits both alike. */
 const ROUNDS = 4;
 
@@ -235,6 +238,7 @@ let exitCode = 1;
 try {
   await bench();
   if (!abandoned) exitCode = report();
+  if (!abandoned && process.env.BENCH_DATABASE_URL) exitCode = Math.max(exitCode, await ledgerScaleBench());
 } catch (error) {
   if (!abandoned) console.error('bench failed:', error);
 } finally {

@@ -690,6 +690,164 @@ export const migrations: readonly Migration[] = [
       $$;
     `,
   },
+  {
+    version: 8,
+    name: 'group commit charges a batch once per account, key day and month',
+    sql: `
+      -- The receipt alone: written unless its id is there already, its hold released, the key's
+      -- last use moved; no charge. Returns the receipt's created_ns, whether this call wrote it,
+      -- and the UTC day and month its cost counts against (its hold's, else its own).
+      CREATE FUNCTION gateway_insert_receipt(
+        p_id text, p_request_id text, p_account_id text, p_key_id text, p_key_prefix text,
+        p_created_at timestamptz, p_status text, p_endpoint text, p_stream boolean,
+        p_requested_model text, p_answering_model text, p_attempts jsonb, p_usage jsonb,
+        p_usage_estimated boolean, p_prices jsonb, p_hold_nano bigint, p_cost_nano bigint,
+        p_latency_ms double precision, p_time_to_first_token_ms double precision, p_error_code text,
+        p_touch_key boolean, p_warnings jsonb, p_created_ns bigint
+      ) RETURNS TABLE (created_ns bigint, inserted boolean, day text, month text)
+      LANGUAGE plpgsql AS $$
+      DECLARE
+        v_ns bigint := p_created_ns;
+        v_existing bigint;
+        v_day text;
+        v_month text;
+      BEGIN
+        SELECT r.created_ns INTO v_existing FROM receipts r WHERE r.id = p_id;
+        IF FOUND THEN
+          DELETE FROM holds WHERE id = p_id;
+          RETURN QUERY SELECT v_existing, false, NULL::text, NULL::text;
+          RETURN;
+        END IF;
+        LOOP
+          -- Above every value taken from v_ns to the end of its millisecond, as committed when this statement starts.
+          SELECT coalesce(max(r.created_ns) + 1, v_ns) INTO v_ns FROM receipts r
+          WHERE r.account_id = p_account_id AND r.created_ns >= v_ns
+            AND r.created_ns < v_ns - (v_ns % 1000000 + 1000000) % 1000000 + 1000000;
+          INSERT INTO receipts (id, request_id, account_id, key_id, key_prefix, created_at, created_ns, status, endpoint, stream,
+                                requested_model, answering_model, attempts, warnings, usage, usage_estimated, prices,
+                                hold_nano, cost_nano, latency_ms, time_to_first_token_ms, error_code)
+          VALUES (p_id, p_request_id, p_account_id, p_key_id, p_key_prefix, p_created_at, v_ns, p_status, p_endpoint, p_stream,
+                  p_requested_model, p_answering_model, p_attempts, p_warnings, p_usage, p_usage_estimated, p_prices,
+                  p_hold_nano, p_cost_nano, p_latency_ms, p_time_to_first_token_ms, p_error_code)
+          ON CONFLICT DO NOTHING;
+          EXIT WHEN FOUND;
+          -- A free-of-charge copy of this settlement committed meanwhile: it stands.
+          SELECT r.created_ns INTO v_existing FROM receipts r WHERE r.id = p_id;
+          IF FOUND THEN
+            DELETE FROM holds WHERE id = p_id;
+            RETURN QUERY SELECT v_existing, false, NULL::text, NULL::text;
+            RETURN;
+          END IF;
+          -- Taken by a settlement that committed while this one waited, as others waiting may find
+          -- too: look again from a little past it, at random, so they do not all want the next one.
+          v_ns := v_ns + 1 + floor(random() * 64)::bigint;
+        END LOOP;
+        DELETE FROM holds h WHERE h.id = p_id RETURNING h.day, h.month INTO v_day, v_month;
+        -- Never move backwards: a long stream can finish after a later request's receipt.
+        IF p_touch_key THEN
+          UPDATE api_keys SET last_used_at = p_created_at
+          WHERE id = p_key_id AND (last_used_at IS NULL OR last_used_at < p_created_at);
+        END IF;
+        -- Without its hold (recovered, or never placed) a cost counts on the receipt's UTC day.
+        RETURN QUERY SELECT v_ns, true,
+          coalesce(v_day, to_char(p_created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD')),
+          coalesce(v_month, to_char(p_created_at AT TIME ZONE 'UTC', 'YYYY-MM'));
+      END
+      $$;
+
+      -- One settlement (as in migration 7): the receipt, then its charge to the balance, the
+      -- key's day and the account's month. A charging one locks the account row before looking
+      -- for an earlier copy of itself, so two copies take turns and the second charges nothing.
+      CREATE OR REPLACE FUNCTION gateway_record_receipt(
+        p_id text, p_request_id text, p_account_id text, p_key_id text, p_key_prefix text,
+        p_created_at timestamptz, p_status text, p_endpoint text, p_stream boolean,
+        p_requested_model text, p_answering_model text, p_attempts jsonb, p_usage jsonb,
+        p_usage_estimated boolean, p_prices jsonb, p_hold_nano bigint, p_cost_nano bigint,
+        p_latency_ms double precision, p_time_to_first_token_ms double precision, p_error_code text,
+        p_touch_key boolean, p_warnings jsonb, p_created_ns bigint
+      ) RETURNS bigint
+      LANGUAGE plpgsql AS $$
+      DECLARE
+        v record;
+      BEGIN
+        IF p_cost_nano > 0 THEN
+          PERFORM 1 FROM accounts WHERE id = p_account_id FOR NO KEY UPDATE;
+        END IF;
+        SELECT * INTO v FROM gateway_insert_receipt(
+          p_id, p_request_id, p_account_id, p_key_id, p_key_prefix, p_created_at, p_status, p_endpoint, p_stream,
+          p_requested_model, p_answering_model, p_attempts, p_usage, p_usage_estimated, p_prices, p_hold_nano, p_cost_nano,
+          p_latency_ms, p_time_to_first_token_ms, p_error_code, p_touch_key, p_warnings, p_created_ns);
+        IF v.inserted AND p_cost_nano > 0 THEN
+          UPDATE accounts SET balance_nano = balance_nano - p_cost_nano WHERE id = p_account_id;
+          INSERT INTO key_daily_spend AS s (key_id, day, account_id, charged_nano)
+          VALUES (p_key_id, v.day, p_account_id, p_cost_nano)
+          ON CONFLICT (key_id, day) DO UPDATE SET charged_nano = s.charged_nano + EXCLUDED.charged_nano;
+          INSERT INTO account_monthly_spend AS s (account_id, month, charged_nano)
+          VALUES (p_account_id, v.month, p_cost_nano)
+          ON CONFLICT (account_id, month) DO UPDATE SET charged_nano = s.charged_nano + EXCLUDED.charged_nano;
+        END IF;
+        RETURN v.created_ns;
+      END
+      $$;
+
+      -- A batch (postgres-group-commit.ts). Its operations were all in flight at once, so any
+      -- order is one they could have had: settlements first, then holds. The settlements' costs
+      -- are summed and charged once per account, key day and month (one row version each per
+      -- batch, not one per request), and before any hold of the batch is checked: a hold never
+      -- sees a released hold without its charge.
+      CREATE OR REPLACE FUNCTION gateway_apply_batch(p_ops jsonb) RETURNS jsonb
+      LANGUAGE plpgsql AS $$
+      DECLARE
+        v_op jsonb;
+        v_index bigint;
+        v_results jsonb[] := array_fill(NULL::jsonb, ARRAY[jsonb_array_length(p_ops)]);
+        v_charges jsonb[] := '{}';
+        v_receipt record;
+        v_decision record;
+      BEGIN
+        PERFORM 1 FROM accounts
+          WHERE id IN (SELECT DISTINCT o->>'account_id' FROM jsonb_array_elements(p_ops) AS o)
+          ORDER BY id FOR NO KEY UPDATE;
+        FOR v_op, v_index IN SELECT value, ordinality FROM jsonb_array_elements(p_ops) WITH ORDINALITY WHERE value->>'op' = 'receipt' LOOP
+          SELECT * INTO v_receipt FROM gateway_insert_receipt(
+            v_op->>'id', v_op->>'request_id', v_op->>'account_id', v_op->>'key_id', v_op->>'key_prefix',
+            (v_op->>'created_at')::timestamptz, v_op->>'status', v_op->>'endpoint', (v_op->>'stream')::boolean,
+            v_op->>'requested_model', v_op->>'answering_model', v_op->'attempts', nullif(v_op->'usage', 'null'::jsonb),
+            (v_op->>'usage_estimated')::boolean, nullif(v_op->'prices', 'null'::jsonb), (v_op->>'hold_nano')::bigint,
+            (v_op->>'cost_nano')::bigint, (v_op->>'latency_ms')::double precision,
+            (v_op->>'time_to_first_token_ms')::double precision, v_op->>'error_code',
+            (v_op->>'touch_key')::boolean, v_op->'warnings', (v_op->>'created_ns')::bigint);
+          v_results[v_index] := jsonb_build_object('created_ns', v_receipt.created_ns::text);
+          IF v_receipt.inserted AND (v_op->>'cost_nano')::bigint > 0 THEN
+            v_charges := v_charges || jsonb_build_object('account_id', v_op->>'account_id', 'key_id', v_op->>'key_id',
+              'day', v_receipt.day, 'month', v_receipt.month, 'cost', (v_op->>'cost_nano')::bigint);
+          END IF;
+        END LOOP;
+        IF cardinality(v_charges) > 0 THEN
+          UPDATE accounts AS a SET balance_nano = a.balance_nano - c.total
+          FROM (SELECT x->>'account_id' AS id, sum((x->>'cost')::bigint)::bigint AS total FROM unnest(v_charges) AS x GROUP BY 1) AS c
+          WHERE a.id = c.id;
+          INSERT INTO key_daily_spend AS s (key_id, day, account_id, charged_nano)
+          SELECT x->>'key_id', x->>'day', min(x->>'account_id'), sum((x->>'cost')::bigint)::bigint FROM unnest(v_charges) AS x GROUP BY 1, 2
+          ON CONFLICT (key_id, day) DO UPDATE SET charged_nano = s.charged_nano + EXCLUDED.charged_nano;
+          INSERT INTO account_monthly_spend AS s (account_id, month, charged_nano)
+          SELECT x->>'account_id', x->>'month', sum((x->>'cost')::bigint)::bigint FROM unnest(v_charges) AS x GROUP BY 1, 2
+          ON CONFLICT (account_id, month) DO UPDATE SET charged_nano = s.charged_nano + EXCLUDED.charged_nano;
+        END IF;
+        FOR v_op, v_index IN SELECT value, ordinality FROM jsonb_array_elements(p_ops) WITH ORDINALITY WHERE value->>'op' = 'hold' LOOP
+          SELECT * INTO v_decision FROM gateway_place_hold(
+            v_op->>'id', v_op->>'request_id', v_op->>'account_id', v_op->>'key_id', v_op->>'key_prefix',
+            v_op->>'endpoint', (v_op->>'stream')::boolean, v_op->>'requested_model', (v_op->>'amount_nano')::bigint,
+            v_op->>'day', v_op->>'month', (v_op->>'created_at')::timestamptz, v_op->>'owner', (v_op->>'expires_at')::timestamptz,
+            (v_op->>'daily_limit_nano')::bigint, (v_op->>'estimated_cost_nano')::bigint);
+          v_results[v_index] := jsonb_build_object('placed', v_decision.placed, 'reason', v_decision.reason,
+                                                   'remaining_nano', v_decision.remaining_nano);
+        END LOOP;
+        RETURN to_jsonb(v_results);
+      END
+      $$;
+    `,
+  },
 ];
 
 /**

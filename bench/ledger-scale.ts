@@ -1,0 +1,333 @@
+/**
+ * The ledger at scale: the embedded mode (SQLite) beside the scale-out mode (PostgreSQL + Redis)
+ * in one run, then three gateway processes on one account. Run by `npm run bench` when
+ * BENCH_DATABASE_URL is set (alone: `node --import tsx bench/ledger-scale.ts`).
+ *
+ * Environment:
+ *   BENCH_DATABASE_URL       a PostgreSQL server (postgres://127.0.0.1:5432/test); a database
+ *                            gateway_bench_<pid> is created on it and dropped at the end
+ *   BENCH_REDIS_URL          Redis for the scale-out processes (redis://127.0.0.1:6379)
+ *   BENCH_LEDGER_CONNECTIONS requests in flight in the loaded phases (50)
+ *   BENCH_LEDGER_SECONDS     length of each loaded phase (6)
+ *
+ * Per phase it prints requests per second, gateway CPU per request (all gateway processes,
+ * from /proc), and for PostgreSQL the database work per request (transactions and rows written,
+ * from pg_stat_database of the bench's own database) and the lock waits of gateway backends
+ * sampled every 20 ms from pg_stat_activity.
+ */
+import { mkdir, mkdtemp, rm } from 'node:fs/promises';
+import os from 'node:os';
+import { join } from 'node:path';
+import pg from 'pg';
+import { cpuMs, startChild, stopChild, type Child } from './children.ts';
+import { createPool, runLoad, type LoadResult, type Target } from './load.ts';
+import { ms, percentiles } from './stats.ts';
+
+type GatewayInfo = { url: string; key: string; pid: number };
+
+function intEnv(name: string, fallback: number): number {
+  const raw = process.env[name];
+  if (raw === undefined || raw === '') return fallback;
+  const value = Number(raw);
+  if (!Number.isInteger(value) || value < 1) throw new Error(`${name} must be a positive integer, got "${raw}"`);
+  return value;
+}
+
+const CONNECTIONS = intEnv('BENCH_LEDGER_CONNECTIONS', 50);
+const PHASE_MS = intEnv('BENCH_LEDGER_SECONDS', 6) * 1_000;
+const SEQUENTIAL_MS = Math.max(2_000, PHASE_MS / 2);
+const BODY = JSON.stringify({
+  model: 'svc/fast',
+  messages: [
+    { role: 'system', content: 'You are a terse assistant.' },
+    { role: 'user', content: 'Say hello in five words. '.repeat(40) },
+  ],
+  max_tokens: 64,
+});
+
+interface Phase {
+  name: string;
+  processes: number;
+  connections: number;
+  result: LoadResult;
+  cpuPerRequestMs?: number;
+  database?: DatabaseWork;
+  lockWaits?: LockWaits;
+}
+
+interface DatabaseWork {
+  transactionsPerRequest: number;
+  rowsWrittenPerRequest: number;
+}
+
+interface LockWaits {
+  samples: number;
+  samplesWithWaiter: number;
+  meanWaiters: number;
+}
+
+/** Runs `body` with loopback pools on `targets`, measuring CPU of `pids` and, when given, the database. */
+async function phase(
+  name: string,
+  gateways: Array<Child<GatewayInfo>>,
+  connections: number,
+  timeLimitMs: number,
+  database?: pg.Client,
+): Promise<Phase> {
+  const targets: Target[] = gateways.map((gateway) => ({
+    pool: createPool(gateway.info.url, Math.ceil(connections / gateways.length)),
+    path: '/v1/chat/completions',
+    headers: { 'content-type': 'application/json', authorization: `Bearer ${gateway.info.key}` },
+  }));
+  const load = (target: Target, index: number) => {
+    const share = Math.floor(connections / gateways.length) + (index < connections % gateways.length ? 1 : 0);
+    return runLoad(target, { stream: false, body: BODY, concurrency: share, requests: 1_000_000, timeLimitMs });
+  };
+  try {
+    // Warm: connections, prepared statements, JIT.
+    await Promise.all(
+      targets.map((target, index) => runLoad(target, { stream: false, body: BODY, concurrency: 4, requests: 200 + index, timeLimitMs: 3_000 })),
+    );
+    const pids = gateways.map((gateway) => gateway.process.pid!);
+    const cpuBefore = pids.reduce((sum, pid) => sum + cpuMs(pid), 0);
+    const before = database ? await databaseCounters(database) : undefined;
+    const sampler = database && connections > 1 ? sampleLockWaits(database) : undefined;
+    const results = await Promise.all(targets.map((target, index) => load(target, index)));
+    const lockWaits = await sampler?.stop();
+    const after = database ? await databaseCounters(database) : undefined;
+    const result = merge(results);
+    const cpu = pids.reduce((sum, pid) => sum + cpuMs(pid), 0) - cpuBefore;
+    const completed = Math.max(1, result.completed);
+    return {
+      name,
+      processes: gateways.length,
+      connections,
+      result,
+      cpuPerRequestMs: cpu / completed,
+      lockWaits,
+      database:
+        before && after
+          ? {
+              transactionsPerRequest: (after.transactions - before.transactions) / completed,
+              rowsWrittenPerRequest: (after.rows - before.rows) / completed,
+            }
+          : undefined,
+    };
+  } finally {
+    await Promise.allSettled(targets.map((target) => target.pool.destroy()));
+  }
+}
+
+function merge(results: LoadResult[]): LoadResult {
+  const latencies = new Float64Array(results.reduce((sum, result) => sum + result.latencies.length, 0));
+  let at = 0;
+  for (const result of results) {
+    latencies.set(result.latencies, at);
+    at += result.latencies.length;
+  }
+  return {
+    completed: results.reduce((sum, result) => sum + result.completed, 0),
+    errors: results.reduce((sum, result) => sum + result.errors, 0),
+    errorSamples: results.flatMap((result) => result.errorSamples).slice(0, 5),
+    elapsedMs: Math.max(...results.map((result) => result.elapsedMs)),
+    timedOut: results.some((result) => result.timedOut),
+    latencies,
+    firstByte: latencies,
+  };
+}
+
+async function databaseCounters(client: pg.Client): Promise<{ transactions: number; rows: number }> {
+  // The statistics collector lags by up to its flush interval; a snapshot clear makes the read current in this backend.
+  await client.query('SELECT pg_stat_clear_snapshot()');
+  const { rows } = await client.query<{ transactions: string; rows: string }>(
+    `SELECT xact_commit + xact_rollback AS transactions, tup_inserted + tup_updated + tup_deleted AS rows
+     FROM pg_stat_database WHERE datname = current_database()`,
+  );
+  return { transactions: Number(rows[0]!.transactions), rows: Number(rows[0]!.rows) };
+}
+
+/** Every 20 ms: how many gateway backends wait on a lock (the account row, or any other). */
+function sampleLockWaits(client: pg.Client): { stop(): Promise<LockWaits> } {
+  const waits: LockWaits = { samples: 0, samplesWithWaiter: 0, meanWaiters: 0 };
+  let total = 0;
+  let running = true;
+  const loop = (async () => {
+    while (running) {
+      const { rows } = await client.query<{ waiting: string }>(
+        `SELECT count(*) AS waiting FROM pg_stat_activity
+         WHERE datname = current_database() AND application_name = 'model-gateway' AND wait_event_type = 'Lock'`,
+      );
+      const waiting = Number(rows[0]!.waiting);
+      waits.samples++;
+      total += waiting;
+      if (waiting > 0) waits.samplesWithWaiter++;
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+  })();
+  return {
+    async stop() {
+      running = false;
+      await loop;
+      waits.meanWaiters = waits.samples ? total / waits.samples : 0;
+      return waits;
+    },
+  };
+}
+
+/** Sequential requests alternating between targets, so drift hits each alike; returns p50/p99 per target. */
+async function sequential(targets: Array<{ name: string; url: string; key?: string }>): Promise<Map<string, LoadResult[]>> {
+  const pools = targets.map((target) => ({
+    name: target.name,
+    target: {
+      pool: createPool(target.url, 1),
+      path: '/v1/chat/completions',
+      headers: { 'content-type': 'application/json', ...(target.key ? { authorization: `Bearer ${target.key}` } : {}) },
+    } satisfies Target,
+  }));
+  const runs = new Map<string, LoadResult[]>(targets.map((target) => [target.name, []]));
+  try {
+    for (let round = 0; round < 4; round++) {
+      for (const { name, target } of pools) {
+        runs.get(name)!.push(await runLoad(target, { stream: false, body: BODY, concurrency: 1, requests: 100_000, timeLimitMs: SEQUENTIAL_MS / 4 }));
+      }
+    }
+  } finally {
+    await Promise.allSettled(pools.map(({ target }) => target.pool.destroy()));
+  }
+  return runs;
+}
+
+function rate(result: LoadResult): number {
+  return (result.completed / result.elapsedMs) * 1000;
+}
+
+export async function ledgerScaleBench(): Promise<number> {
+  const adminUrl = process.env.BENCH_DATABASE_URL ?? process.env.DATABASE_URL;
+  const redisUrl = process.env.BENCH_REDIS_URL ?? process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
+  if (!adminUrl) {
+    console.log('\n(ledger at scale: skipped; set BENCH_DATABASE_URL to a PostgreSQL server to compare the two modes)');
+    return 0;
+  }
+  const databaseName = `gateway_bench_${process.pid}`;
+  const admin = new pg.Client({ connectionString: adminUrl });
+  await admin.connect();
+  await admin.query(`CREATE DATABASE ${databaseName}`);
+  const databaseUrl = new URL(adminUrl);
+  databaseUrl.pathname = `/${databaseName}`;
+  const observer = new pg.Client({ connectionString: databaseUrl.href, application_name: 'gateway-bench' });
+  const directory = await mkdtemp(join(os.tmpdir(), 'gateway-ledger-bench-'));
+  const children: Array<Child<unknown>> = [];
+  const progress = (text: string) => process.stderr.write(`bench: ${text}...\n`);
+  const start = async (kind: 'sqlite' | 'postgres', index: number) => {
+    const env: NodeJS.ProcessEnv = { ...process.env };
+    delete env.DATABASE_URL;
+    delete env.REDIS_URL;
+    await mkdir(join(directory, `${kind}-${index}`), { recursive: true });
+    if (kind === 'postgres') Object.assign(env, { DATABASE_URL: databaseUrl.href, REDIS_URL: redisUrl });
+    const child = await startChild<GatewayInfo>(
+      'bench/gateway-process.ts',
+      [upstream.info.url, join(directory, `${kind}-${index}`)],
+      [],
+      30_000,
+      env,
+    );
+    children.push(child);
+    return child;
+  };
+  const upstream = await startChild<{ url: string; pid: number }>('bench/fast-upstream.ts', []);
+  children.push(upstream);
+  const phases: Phase[] = [];
+  const sequentialRuns = new Map<string, LoadResult[]>();
+  try {
+    const sqlite = await start('sqlite', 0);
+    const postgres = await start('postgres', 0);
+    await observer.connect();
+    for (let round = 1; round <= 2; round++) {
+      progress(`ledger round ${round}: SQLite, then PostgreSQL, ${CONNECTIONS} connections`);
+      phases.push(await phase(`SQLite, 1 process (round ${round})`, [sqlite], CONNECTIONS, PHASE_MS));
+      phases.push(await phase(`PostgreSQL + Redis, 1 process (round ${round})`, [postgres], CONNECTIONS, PHASE_MS, observer));
+    }
+    progress('ledger: concurrency 1, direct / SQLite / PostgreSQL alternating');
+    const runs = await sequential([
+      { name: 'direct', url: upstream.info.url },
+      { name: 'SQLite', url: sqlite.info.url, key: sqlite.info.key },
+      { name: 'PostgreSQL + Redis', url: postgres.info.url, key: postgres.info.key },
+    ]);
+    for (const [name, results] of runs) sequentialRuns.set(name, results);
+    await stopChild(sqlite.process);
+    progress(`ledger: three PostgreSQL processes on one account, ${CONNECTIONS} connections in all`);
+    const more = [postgres, await start('postgres', 1), await start('postgres', 2)];
+    phases.push(await phase('PostgreSQL + Redis, 3 processes', more, CONNECTIONS, PHASE_MS, observer));
+    phases.push(await phase('PostgreSQL + Redis, 1 process (after)', [postgres], CONNECTIONS, PHASE_MS, observer));
+  } finally {
+    await Promise.allSettled(children.map((child) => stopChild(child.process)));
+    await observer.end().catch(() => undefined);
+    await admin.query(`DROP DATABASE IF EXISTS ${databaseName} WITH (FORCE)`).catch(() => undefined);
+    await admin.end();
+    await rm(directory, { recursive: true, force: true });
+  }
+  return report(phases, sequentialRuns);
+}
+
+function report(phases: Phase[], sequentialRuns: Map<string, LoadResult[]>): number {
+  const lines: string[] = [
+    '',
+    `### Ledger at scale: embedded SQLite beside PostgreSQL + Redis (${CONNECTIONS} connections, ${PHASE_MS / 1000} s per phase)`,
+    '',
+  ];
+  lines.push(
+    '| Phase | Req/s | p50 (ms) | p99 (ms) | Gateway CPU/req (ms) | DB transactions/req | DB rows written/req | Lock-wait samples | Mean waiters |',
+  );
+  lines.push('|---|---:|---:|---:|---:|---:|---:|---:|---:|');
+  for (const row of phases) {
+    const latency = percentiles(row.result.latencies);
+    lines.push(
+      `| ${row.name} | ${rate(row.result).toFixed(0)} | ${ms(latency.p50)} | ${ms(latency.p99)} | ${ms(row.cpuPerRequestMs)} | ` +
+        `${row.database ? row.database.transactionsPerRequest.toFixed(3) : '—'} | ${row.database ? row.database.rowsWrittenPerRequest.toFixed(2) : '—'} | ` +
+        `${row.lockWaits ? `${row.lockWaits.samplesWithWaiter}/${row.lockWaits.samples}` : '—'} | ${row.lockWaits ? row.lockWaits.meanWaiters.toFixed(3) : '—'} |`,
+    );
+  }
+  const sum = (prefix: string, pick: (row: Phase) => number) =>
+    phases.filter((row) => row.name.startsWith(prefix) && row.name.includes('round')).reduce((total, row) => total + pick(row), 0);
+  const sqliteRate = sum('SQLite', (row) => rate(row.result));
+  const postgresRate = sum('PostgreSQL', (row) => rate(row.result));
+  const sqliteCpu = sum('SQLite', (row) => row.cpuPerRequestMs!);
+  const postgresCpu = sum('PostgreSQL', (row) => row.cpuPerRequestMs!);
+  const three = phases.find((row) => row.processes === 3)!;
+  const oneAfter = phases.find((row) => row.name.includes('after'))!;
+  const p50 = (name: string) => percentiles(Float64Array.from((sequentialRuns.get(name) ?? []).flatMap((run) => [...run.latencies]))).p50;
+  const addedSqlite = p50('SQLite') - p50('direct');
+  const addedPostgres = p50('PostgreSQL + Redis') - p50('direct');
+  const verdict = (pass: boolean) => (pass ? 'PASS' : 'MISS');
+  const throughputRatio = postgresRate / sqliteRate;
+  const cpuRatio = postgresCpu / sqliteCpu;
+  const scaleRatio = rate(three.result) / rate(oneAfter.result);
+  lines.push('');
+  lines.push('| Ledger at scale | Measured | Target | Result |');
+  lines.push('|---|---:|---:|---|');
+  lines.push(`| PostgreSQL / SQLite throughput, 1 process | ${throughputRatio.toFixed(2)}x | ≥ 0.77x | ${verdict(throughputRatio >= 0.77)} |`);
+  lines.push(`| PostgreSQL / SQLite gateway CPU per request | ${cpuRatio.toFixed(2)}x | ≤ 1.4x | ${verdict(cpuRatio <= 1.4)} |`);
+  lines.push(
+    `| Added latency p50 at concurrency 1, PostgreSQL (SQLite) | ${ms(addedPostgres)} (${ms(addedSqlite)}) ms | < 1.5 ms | ${verdict(addedPostgres < 1.5)} |`,
+  );
+  lines.push(`| Three processes / one process, total throughput | ${scaleRatio.toFixed(2)}x | ≥ 1x | ${verdict(scaleRatio >= 1)} |`);
+  lines.push(
+    `| Lock waits, three processes: samples with a waiter (mean waiters) | ${three.lockWaits!.samplesWithWaiter}/${three.lockWaits!.samples} (${three.lockWaits!.meanWaiters.toFixed(3)}) | near 0 | — |`,
+  );
+  lines.push('');
+  lines.push(
+    'Ratios are of the two rounds summed, within this run. DB transactions and rows per request: pg_stat_database of the bench database (every gateway process), divided by requests. ' +
+      'Lock waits: gateway backends with wait_event_type Lock in pg_stat_activity, sampled every 20 ms.',
+  );
+  console.log(lines.join('\n'));
+  const errors = phases.reduce((total, row) => total + row.result.errors, 0);
+  if (errors > 0) {
+    console.error(`bench: ${errors} ledger request(s) failed. First failures:`);
+    for (const sample of phases.flatMap((row) => row.result.errorSamples).slice(0, 5)) console.error(`  ${sample}`);
+  }
+  return errors > 0 ? 1 : 0;
+}
+
+if (import.meta.url === `file://${process.argv[1]}`) {
+  process.exitCode = await ledgerScaleBench();
+}
