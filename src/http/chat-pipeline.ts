@@ -52,6 +52,8 @@ export interface ChatWire<Parsed extends ParsedChat> {
   createEncoder(context: AnswerContext, parsed: Parsed): StreamEncoder;
   /** Completion id for the answer body, from the request id suffix. */
   answerId(requestId: string): string;
+  /** Its stream opens with the prompt count (Anthropic's message_start): count the prompt when the provider gave none. */
+  readonly startsWithUsage?: boolean;
 }
 
 /** Everything one answer needs, once the route is planned. */
@@ -156,11 +158,11 @@ async function streamAnswer<Parsed extends ParsedChat>(turn: ChatTurn<Parsed>): 
   const { wire, parsed, candidates, caller, metered, request, reply, started } = turn;
   const opened = await openStreamWithFallback(candidates, caller);
   metered.firstToken();
-  const startUsage = started.usage ?? {
-    inputTokens: await countInputTokens(parsed.request, opened.model),
-    cachedInputTokens: 0,
-    cacheWriteTokens: 0,
-  };
+  const startUsage =
+    started.usage ??
+    (wire.startsWithUsage
+      ? { inputTokens: await countInputTokens(parsed.request, opened.model), cachedInputTokens: 0, cacheWriteTokens: 0 }
+      : undefined);
   const context = { id: wire.answerId(request.requestId), created: Math.floor(Date.now() / 1000), model: opened.model.id, startUsage };
   const encoder = wire.createEncoder(context, parsed);
   reply.hijack();

@@ -7,6 +7,7 @@ import type { ChatWire } from '../chat-pipeline.ts';
 export const anthropicMessagesWire: ChatWire<ParsedMessagesRequest> = {
   parse: (body, headers) => parseMessagesRequest(body, { betas: parseBetas(headers['anthropic-beta']) }),
   answerId: messageId,
+  startsWithUsage: true,
   renderResult: (context, result, usage) => renderMessage({ id: context.id, model: context.model, result, usage }),
   createEncoder(context) {
     const encoder = new MessageStreamEncoder(context.id, context.model, context.startUsage);
