@@ -5,10 +5,14 @@ import type { AddressInfo } from 'node:net';
  * A TCP proxy to a local service (PostgreSQL, Redis) that a test can make stop answering without
  * touching the service other tests share: `stall` keeps every connection open and forwards
  * nothing (a server that hangs), `refuse` cuts every connection and refuses new ones (a server
- * that is down), `restore` forwards again.
+ * that is down), `restore` forwards again. `dropReplyTo` loses one reply: the next request
+ * whose bytes contain the marker reaches the service, and the connection is cut when the
+ * service answers it (a commit whose reply was lost).
  */
 export interface TcpProxy {
   readonly port: number;
+  /** Resolves once a reply was dropped. */
+  dropReplyTo(marker: string): Promise<void>;
   stall(): void;
   refuse(): void;
   restore(): void;
@@ -18,6 +22,7 @@ export interface TcpProxy {
 export async function startTcpProxy(targetPort: number, targetHost = '127.0.0.1'): Promise<TcpProxy> {
   let mode: 'forward' | 'stall' | 'refuse' = 'forward';
   const pairs = new Set<{ client: Socket; upstream: Socket }>();
+  let dropping: { marker: Buffer; dropped: () => void } | null = null;
   const server: Server = createServer((client) => {
     if (mode === 'refuse') return void client.destroy();
     const upstream = connect(targetPort, targetHost);
@@ -32,6 +37,18 @@ export async function startTcpProxy(targetPort: number, targetHost = '127.0.0.1'
     upstream.on('error', end).on('close', end);
     client.pipe(upstream);
     upstream.pipe(client);
+    client.on('data', (bytes: Buffer) => {
+      if (!dropping || !bytes.includes(dropping.marker)) return;
+      const { dropped } = dropping;
+      dropping = null;
+      // The request goes on (piped); its answer is the first thing never to come back.
+      upstream.unpipe(client);
+      upstream.once('data', () => {
+        end();
+        dropped();
+      });
+      upstream.resume();
+    });
     if (mode === 'stall') stallPair(pair);
   });
   const stallPair = (pair: { client: Socket; upstream: Socket }) => {
@@ -43,6 +60,9 @@ export async function startTcpProxy(targetPort: number, targetHost = '127.0.0.1'
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   return {
     port: (server.address() as AddressInfo).port,
+    dropReplyTo(marker) {
+      return new Promise((resolve) => (dropping = { marker: Buffer.from(marker), dropped: resolve }));
+    },
     stall() {
       mode = 'stall';
       for (const pair of pairs) stallPair(pair);
