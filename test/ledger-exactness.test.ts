@@ -1,0 +1,207 @@
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { randomBytes } from 'node:crypto';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import pg from 'pg';
+import { issueApiKey } from '../src/auth/issue-api-key.ts';
+import { worstCaseCost } from '../src/billing/worst-case.ts';
+import { parseConfig } from '../src/config/load-config.ts';
+import { ModelCatalog } from '../src/routing/model-catalog.ts';
+import { parseChatCompletionRequest } from '../src/protocol/openai/parse-chat-request.ts';
+import { createPostgresStore } from '../src/storage/postgres/postgres-store.ts';
+import { DEFAULT_ACCOUNT_ID, type Store } from '../src/storage/store.ts';
+import { startFakeUpstream, type FakeUpstream } from './fake-upstream/fake-upstream.ts';
+import { harnessConfigText } from './helpers/gateway-harness.ts';
+import { startGatewayProcess, type GatewayProcess } from './helpers/gateway-process.ts';
+import { PG_TEST_URL, postgresUnreachable, reportPostgresUnreachable, urlOnSchema } from './helpers/postgres-test-connection.ts';
+
+const REDIS_URL = process.env.REDIS_TEST_URL ?? 'redis://127.0.0.1:6379';
+const body = { model: 'up/alpha', messages: [{ role: 'user', content: 'hello there' }], max_tokens: 1000 };
+const BURST = 500;
+
+const missing = await postgresUnreachable();
+
+if (missing !== null) {
+  reportPostgresUnreachable('ledger exactness across processes', missing);
+} else {
+  /**
+   * The ledger's promises under load, across three real processes sharing PostgreSQL and Redis
+   * (each gathering its holds and settlements into batches): no overspend of the balance, a
+   * key's daily limit or the monthly budget; a receipt for every request; receipts summing to
+   * the balance's change to the nano-dollar; and a process killed mid-load losing nothing.
+   */
+  describe('ledger exactness: 500 parallel requests over three processes', () => {
+    const schema = `gw_exact_${randomBytes(5).toString('hex')}`;
+    const databaseUrl = urlOnSchema(schema);
+    const admin = new pg.Pool({ connectionString: urlOnSchema(schema), max: 1 });
+    let directory: string;
+    let configPath: string;
+    let fake: FakeUpstream;
+    let store: Store;
+    let gateways: GatewayProcess[] = [];
+    let worst: number;
+    const env = { DATABASE_URL: databaseUrl, REDIS_URL };
+
+    before(async () => {
+      const setup = new pg.Client({ connectionString: PG_TEST_URL });
+      await setup.connect();
+      await setup.query(`CREATE SCHEMA ${schema}`);
+      await setup.end();
+      fake = await startFakeUpstream();
+      directory = await mkdtemp(join(tmpdir(), 'gateway-exact-'));
+      const configText = `${harnessConfigText(fake.url, join(directory, 'unused.db'), 30_000)}\nlimits: { hold_ttl_seconds: 6, default_rate_limit_per_minute: 0 }\n`;
+      configPath = join(directory, 'gateway.yaml');
+      await writeFile(configPath, configText);
+      const config = parseConfig(configText, 'exactness');
+      worst = worstCaseCost(parseChatCompletionRequest(body).request, [new ModelCatalog(config).models.get('up/alpha')!]);
+      store = createPostgresStore(databaseUrl);
+      await store.migrate();
+      gateways = await Promise.all([
+        startGatewayProcess(configPath, env),
+        startGatewayProcess(configPath, env),
+        startGatewayProcess(configPath, env),
+      ]);
+    });
+
+    after(async () => {
+      await Promise.all(gateways.map((gateway) => gateway.stop('SIGKILL')));
+      await store?.close();
+      await fake?.close();
+      await admin.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`);
+      await admin.end();
+      await rm(directory, { recursive: true, force: true });
+    });
+
+    const post = (gateway: GatewayProcess, key: string) =>
+      fetch(`${gateway.url}/v1/chat/completions`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+        body: JSON.stringify(body),
+      })
+        .then(async (response) => ({ status: response.status, json: (await response.json()) as any }))
+        .catch((error: Error) => ({ status: 0, json: { error: { code: error.message } } }));
+
+    /** Replies for `count` requests, each with its own output size: every receipt costs a different amount, all below the worst case. */
+    function scriptReplies(count: number, delayMs: number): void {
+      fake.script(
+        'alpha',
+        ...Array.from({ length: count }, (_, index) => ({
+          text: 'ok',
+          headerDelayMs: delayMs,
+          usage: { prompt: 12, completion: 1 + ((index * 37) % 999) },
+        })),
+      );
+    }
+
+    async function receiptsOf(keyIds: string[]): Promise<{ count: number; cost: number }> {
+      const { rows } = await admin.query<{ count: string; cost: string }>(
+        'SELECT count(*) AS count, coalesce(sum(cost_nano), 0) AS cost FROM receipts WHERE key_id = ANY($1::text[])',
+        [keyIds],
+      );
+      return { count: Number(rows[0]!.count), cost: Number(rows[0]!.cost) };
+    }
+
+    async function assertBooksBalance(): Promise<void> {
+      const totals = await store.ledgerTotals(DEFAULT_ACCOUNT_ID);
+      assert.equal(totals.funds - totals.charges, await store.getBalance(DEFAULT_ACCOUNT_ID), 'funds added minus receipts = balance');
+      assert.deepEqual(await store.listHolds(DEFAULT_ACCOUNT_ID), [], 'no hold outlives its request');
+    }
+
+    test('the monthly budget and a key daily limit: never passed, every request has a receipt, receipts = the balance change', async () => {
+      await store.addFunds(DEFAULT_ACCOUNT_ID, worst * 10_000, 'test');
+      const month = new Date().toISOString().slice(0, 7);
+      const day = new Date().toISOString().slice(0, 10);
+      const spentBefore = (await store.accountSummary(DEFAULT_ACCOUNT_ID, month)).monthChargedNano;
+      await store.setMonthlyBudget(DEFAULT_ACCOUNT_ID, spentBefore + worst * 120, 'test');
+      const limited = await issueApiKey(store, { name: 'limited', dailyLimitNano: worst * 50 });
+      const free = await issueApiKey(store, { name: 'free' });
+      const balanceBefore = await store.getBalance(DEFAULT_ACCOUNT_ID);
+
+      // Every answer waits, so all 500 hold at once: the limits are decided on holds alone.
+      scriptReplies(BURST, 3_000);
+      const results = await Promise.all(
+        Array.from({ length: BURST }, (_, index) => post(gateways[index % gateways.length]!, index % 2 === 0 ? limited.key : free.key)),
+      );
+      const served = results.filter((result) => result.status === 200);
+      const servedLimited = results.filter((result, index) => result.status === 200 && index % 2 === 0);
+      assert.equal(served.length, 120, 'exactly the budget in worst cases');
+      assert.ok(servedLimited.length <= 50, `the limited key was served ${servedLimited.length} times`);
+      assert.ok(
+        results.filter((result) => result.status !== 200).every((result) => result.status === 402 && result.json.error.code === 'budget_exceeded'),
+        `refusals: ${[...new Set(results.filter((result) => result.status !== 200).map((result) => result.json.error.code))].join(', ')}`,
+      );
+
+      const receipts = await receiptsOf([limited.record.id, free.record.id]);
+      assert.equal(receipts.count, BURST, 'one receipt per request');
+      assert.equal(balanceBefore - (await store.getBalance(DEFAULT_ACCOUNT_ID)), receipts.cost, 'receipts equal the balance change, to the nano');
+      const summary = await store.accountSummary(DEFAULT_ACCOUNT_ID, month);
+      assert.equal(summary.monthChargedNano - spentBefore, receipts.cost);
+      assert.ok(summary.monthChargedNano <= spentBefore + worst * 120);
+      const limitedDay = await store.keyDaySpend(limited.record.id, day);
+      assert.equal(limitedDay.chargedNano, (await receiptsOf([limited.record.id])).cost);
+      assert.ok(limitedDay.chargedNano <= worst * 50);
+      await store.setMonthlyBudget(DEFAULT_ACCOUNT_ID, null, 'test');
+      await assertBooksBalance();
+    });
+
+    test('the balance: exactly what it covers is served, never overdrawn', async () => {
+      // An account of its own, holding exactly 75.5 worst cases.
+      const account = 'acct_exact_balance';
+      const { key, record } = await issueApiKey(store, { name: 'balance', accountId: account });
+      const target = worst * 75 + Math.floor(worst / 2);
+      await store.addFunds(account, target, 'test');
+
+      scriptReplies(BURST, 3_000);
+      const results = await Promise.all(Array.from({ length: BURST }, (_, index) => post(gateways[index % gateways.length]!, key)));
+      assert.equal(results.filter((result) => result.status === 200).length, 75);
+      assert.ok(results.filter((result) => result.status !== 200).every((result) => result.json.error.code === 'insufficient_balance'));
+      const receipts = await receiptsOf([record.id]);
+      assert.equal(receipts.count, BURST);
+      const balance = await store.getBalance(account);
+      assert.equal(target - balance, receipts.cost, 'receipts equal the balance change, to the nano');
+      assert.ok(balance >= 0);
+      const totals = await store.ledgerTotals(account);
+      assert.equal(totals.funds - totals.charges, balance);
+      assert.deepEqual(await store.listHolds(account), []);
+    });
+
+    test('a process killed with SIGKILL mid-load: a survivor recovers its holds, the others finish, nothing lost', async () => {
+      await store.addFunds(DEFAULT_ACCOUNT_ID, worst * 1_000, 'test');
+      const victim = await startGatewayProcess(configPath, env);
+      const doomed = await issueApiKey(store, { name: 'doomed' });
+      const surviving = await issueApiKey(store, { name: 'surviving' });
+      const balanceBefore = await store.getBalance(DEFAULT_ACCOUNT_ID);
+      scriptReplies(300, 4_000);
+      const victimRequests = Array.from({ length: 100 }, () => post(victim, doomed.key));
+      const survivorRequests = Array.from({ length: 200 }, (_, index) => post(gateways[index % gateways.length]!, surviving.key));
+      for (let tries = 0; (await store.listHolds(DEFAULT_ACCOUNT_ID)).length < 300 && tries < 200; tries++) await sleep(25);
+      const victimHolds = (await store.listHolds(DEFAULT_ACCOUNT_ID)).filter((hold) => hold.keyId === doomed.record.id);
+      assert.equal(victimHolds.length, 100, 'every request of the victim holds');
+      await victim.stop('SIGKILL');
+      const survived = await Promise.all(survivorRequests);
+      assert.ok(
+        survived.every((result) => result.status === 200),
+        'the other processes serve theirs',
+      );
+      assert.ok((await Promise.all(victimRequests)).every((result) => result.status === 0));
+      // A survivor's next sweep (every hold TTL / 3 = 2 s) finds the dead owner.
+      for (let tries = 0; (await store.listHolds(DEFAULT_ACCOUNT_ID)).length > 0 && tries < 100; tries++) await sleep(100);
+      assert.deepEqual(await store.listHolds(DEFAULT_ACCOUNT_ID), [], 'recovered by a survivor');
+      const recovered = await admin.query<{ status: string; cost_nano: string; usage_estimated: boolean }>(
+        'SELECT status, cost_nano, usage_estimated FROM receipts WHERE key_id = $1',
+        [doomed.record.id],
+      );
+      assert.equal(recovered.rows.length, 100, 'a receipt for every request of the dead process');
+      const estimate = victimHolds[0]!.estimatedCostNano!;
+      assert.ok(estimate > 0);
+      assert.ok(recovered.rows.every((row) => row.status === 'failed' && Number(row.cost_nano) === estimate && row.usage_estimated));
+      const receipts = await receiptsOf([doomed.record.id, surviving.record.id]);
+      assert.equal(receipts.count, 300);
+      assert.equal(balanceBefore - (await store.getBalance(DEFAULT_ACCOUNT_ID)), receipts.cost, 'receipts equal the balance change');
+      await assertBooksBalance();
+    });
+  });
+}
