@@ -848,6 +848,69 @@ export const migrations: readonly Migration[] = [
       $$;
     `,
   },
+  {
+    version: 9,
+    name: 'group commit takes the account rows only for charges and holds',
+    sql: `
+      -- As in migration 8, but the receipts are written before the batch locks any account row:
+      -- writing them needs no lock (two copies of one settlement meet on the receipts' primary
+      -- key, and the second writes and charges nothing), so batches of several processes, or
+      -- several batches of one, write their receipts side by side and take turns on an account
+      -- row only for its summed charges and the batch's holds.
+      CREATE OR REPLACE FUNCTION gateway_apply_batch(p_ops jsonb) RETURNS jsonb
+      LANGUAGE plpgsql AS $$
+      DECLARE
+        v_op jsonb;
+        v_index bigint;
+        v_results jsonb[] := array_fill(NULL::jsonb, ARRAY[jsonb_array_length(p_ops)]);
+        v_charges jsonb[] := '{}';
+        v_receipt record;
+        v_decision record;
+      BEGIN
+        FOR v_op, v_index IN SELECT value, ordinality FROM jsonb_array_elements(p_ops) WITH ORDINALITY WHERE value->>'op' = 'receipt' LOOP
+          SELECT * INTO v_receipt FROM gateway_insert_receipt(
+            v_op->>'id', v_op->>'request_id', v_op->>'account_id', v_op->>'key_id', v_op->>'key_prefix',
+            (v_op->>'created_at')::timestamptz, v_op->>'status', v_op->>'endpoint', (v_op->>'stream')::boolean,
+            v_op->>'requested_model', v_op->>'answering_model', v_op->'attempts', nullif(v_op->'usage', 'null'::jsonb),
+            (v_op->>'usage_estimated')::boolean, nullif(v_op->'prices', 'null'::jsonb), (v_op->>'hold_nano')::bigint,
+            (v_op->>'cost_nano')::bigint, (v_op->>'latency_ms')::double precision,
+            (v_op->>'time_to_first_token_ms')::double precision, v_op->>'error_code',
+            (v_op->>'touch_key')::boolean, v_op->'warnings', (v_op->>'created_ns')::bigint);
+          v_results[v_index] := jsonb_build_object('created_ns', v_receipt.created_ns::text);
+          IF v_receipt.inserted AND (v_op->>'cost_nano')::bigint > 0 THEN
+            v_charges := v_charges || jsonb_build_object('account_id', v_op->>'account_id', 'key_id', v_op->>'key_id',
+              'day', v_receipt.day, 'month', v_receipt.month, 'cost', (v_op->>'cost_nano')::bigint);
+          END IF;
+        END LOOP;
+        -- From here on the batch's accounts are locked, once and in id order: no two batches deadlock on them.
+        PERFORM 1 FROM accounts
+          WHERE id IN (SELECT DISTINCT o->>'account_id' FROM jsonb_array_elements(p_ops) AS o)
+          ORDER BY id FOR NO KEY UPDATE;
+        IF cardinality(v_charges) > 0 THEN
+          UPDATE accounts AS a SET balance_nano = a.balance_nano - c.total
+          FROM (SELECT x->>'account_id' AS id, sum((x->>'cost')::bigint)::bigint AS total FROM unnest(v_charges) AS x GROUP BY 1) AS c
+          WHERE a.id = c.id;
+          INSERT INTO key_daily_spend AS s (key_id, day, account_id, charged_nano)
+          SELECT x->>'key_id', x->>'day', min(x->>'account_id'), sum((x->>'cost')::bigint)::bigint FROM unnest(v_charges) AS x GROUP BY 1, 2
+          ON CONFLICT (key_id, day) DO UPDATE SET charged_nano = s.charged_nano + EXCLUDED.charged_nano;
+          INSERT INTO account_monthly_spend AS s (account_id, month, charged_nano)
+          SELECT x->>'account_id', x->>'month', sum((x->>'cost')::bigint)::bigint FROM unnest(v_charges) AS x GROUP BY 1, 2
+          ON CONFLICT (account_id, month) DO UPDATE SET charged_nano = s.charged_nano + EXCLUDED.charged_nano;
+        END IF;
+        FOR v_op, v_index IN SELECT value, ordinality FROM jsonb_array_elements(p_ops) WITH ORDINALITY WHERE value->>'op' = 'hold' LOOP
+          SELECT * INTO v_decision FROM gateway_place_hold(
+            v_op->>'id', v_op->>'request_id', v_op->>'account_id', v_op->>'key_id', v_op->>'key_prefix',
+            v_op->>'endpoint', (v_op->>'stream')::boolean, v_op->>'requested_model', (v_op->>'amount_nano')::bigint,
+            v_op->>'day', v_op->>'month', (v_op->>'created_at')::timestamptz, v_op->>'owner', (v_op->>'expires_at')::timestamptz,
+            (v_op->>'daily_limit_nano')::bigint, (v_op->>'estimated_cost_nano')::bigint);
+          v_results[v_index] := jsonb_build_object('placed', v_decision.placed, 'reason', v_decision.reason,
+                                                   'remaining_nano', v_decision.remaining_nano);
+        END LOOP;
+        RETURN to_jsonb(v_results);
+      END
+      $$;
+    `,
+  },
 ];
 
 /**
