@@ -30,3 +30,36 @@ test('a settlement the database refuses once is retried: the charge is recorded 
   assert.equal(meter.inFlight, 0);
   await real.close();
 });
+
+test('only requests in flight are live: a settlement that fails for good stops renewing its hold', async () => {
+  const real = createSqliteStore(':memory:');
+  await real.migrate();
+  const key = sampleKey();
+  await real.insertKey(key);
+  await real.addFunds(DEFAULT_ACCOUNT_ID, 1_000_000, 'test');
+  const store: Store = {
+    ...real,
+    async recordReceipt() {
+      throw new Error('database is gone');
+    },
+  };
+  const live = new Set<string>();
+  const meter = new RequestMeter(store, { owner: 'host/1/a', expiryFrom: (now) => new Date(now + 60_000).toISOString(), live });
+  const ok = meter.begin({ requestId: 'req_ok', receiptId: 'rcpt_ok', key, endpoint: 'chat.completions', stream: false, startedAt: Date.now() });
+  const doomed = meter.begin({
+    requestId: 'req_doomed',
+    receiptId: 'rcpt_doomed',
+    key,
+    endpoint: 'chat.completions',
+    stream: false,
+    startedAt: Date.now(),
+  });
+  await doomed.reserve(5_000);
+  assert.deepEqual([...live].sort(), ['rcpt_doomed', 'rcpt_ok']);
+  await assert.rejects(doomed.settle('succeeded', null), /database is gone/);
+  assert.deepEqual([...live], ['rcpt_ok'], 'its hold is left to expire and be recovered');
+  ok.abandon();
+  assert.deepEqual([...live], []);
+  assert.equal((await real.listHolds(DEFAULT_ACCOUNT_ID)).length, 1, 'the hold is still there, no longer renewed');
+  await real.close();
+});
