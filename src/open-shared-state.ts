@@ -1,4 +1,4 @@
-import { Redis } from 'ioredis';
+import type { Redis } from 'ioredis';
 import type { GatewayConfig } from './config/schema.ts';
 import { openStore } from './storage/open-store.ts';
 import type { Store } from './storage/store.ts';
@@ -52,6 +52,8 @@ export async function openSharedState(config: GatewayConfig, env: NodeJS.Process
       close: (deadlineMs) => closeAll(closers, deadlineMs),
     };
   }
+  // Loaded only with REDIS_URL: an embedded gateway does not carry the client (~15 MiB).
+  const { Redis } = await import('ioredis');
   const redis = new Redis(env.REDIS_URL, { maxRetriesPerRequest: 2, enableAutoPipelining: true });
   const signal = createRedisKeyChangeSignal(redis);
   const redisCloser: Closer = {

@@ -1,7 +1,8 @@
 import type { GatewayConfig } from '../config/schema.ts';
 import type { ConsoleSessions } from './console-sessions.ts';
 import type { SignInNonces } from './sign-in-nonces.ts';
-import { SignInVerifier, type SignInSettings } from './siwe/sign-in-verifier.ts';
+import type { SignInVerifier } from './siwe/sign-in-verifier.ts';
+import { validateSignInSettings, type SignInSettings } from './siwe/sign-in-settings.ts';
 
 const LOOPBACK = /^http:\/\/(localhost|127\.0\.0\.1|\[::1\])(:\d+)?$/;
 
@@ -19,7 +20,7 @@ export function resolveConsoleSettings(config: GatewayConfig, listening: { host:
 /** Everything console sign-in needs; the settings are known once the gateway listens. */
 export class ConsoleAccess {
   private settings: SignInSettings | null = null;
-  private signInVerifier: SignInVerifier | null = null;
+  private signInVerifier: Promise<SignInVerifier> | null = null;
 
   constructor(
     readonly nonces: SignInNonces,
@@ -27,9 +28,10 @@ export class ConsoleAccess {
     private readonly now: () => number,
   ) {}
 
+  /** Checks the settings at once (throws naming a bad one); the verifier itself loads on the first sign-in. */
   configure(settings: SignInSettings): void {
-    this.signInVerifier = new SignInVerifier(settings, this.now);
-    this.settings = settings;
+    this.settings = validateSignInSettings(settings);
+    this.signInVerifier = null;
   }
 
   get domain(): string {
@@ -44,9 +46,11 @@ export class ConsoleAccess {
     return this.configured().chainIds;
   }
 
-  get verifier(): SignInVerifier {
-    this.configured();
-    return this.signInVerifier!;
+  /** The verifier, with viem (~25 MiB) loaded on the first sign-in rather than at start. */
+  verifier(): Promise<SignInVerifier> {
+    const settings = this.configured();
+    this.signInVerifier ??= import('./siwe/sign-in-verifier.ts').then(({ SignInVerifier }) => new SignInVerifier(settings, this.now));
+    return this.signInVerifier;
   }
 
   /** Secure cookies everywhere except plain http on this machine, where browsers would drop them. */

@@ -1,7 +1,7 @@
 import type { Redis } from 'ioredis';
 import type { Store } from '../storage/store.ts';
 import { newSignInNonce } from './siwe/new-nonce.ts';
-import { SIGN_IN_VALIDITY_MS } from './siwe/sign-in-message.ts';
+import { SIGN_IN_VALIDITY_MS } from './siwe/sign-in-settings.ts';
 
 export interface IssuedNonce {
   nonce: string;

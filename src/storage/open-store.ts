@@ -1,7 +1,6 @@
 import type { GatewayConfig } from '../config/schema.ts';
-import { createPostgresStore } from './postgres/postgres-store.ts';
-import { redactedUrl } from './postgres/postgres-pool.ts';
 import { createSqliteStore } from './sqlite/sqlite-store.ts';
+import { redactedUrl } from './redacted-url.ts';
 import type { Store } from './store.ts';
 
 export type StoreBackend = { kind: 'postgres'; url: string } | { kind: 'sqlite'; path: string };
@@ -25,7 +24,9 @@ export function describeStore(backend: StoreBackend): string {
  */
 export async function openStore(config: GatewayConfig, env: NodeJS.ProcessEnv = process.env): Promise<Store> {
   const backend = storeBackend(config, env);
-  const store = backend.kind === 'postgres' ? createPostgresStore(backend.url) : createSqliteStore(backend.path);
+  // PostgreSQL's client loads only with DATABASE_URL: an embedded gateway does not carry it.
+  const store =
+    backend.kind === 'postgres' ? (await import('./postgres/postgres-store.ts')).createPostgresStore(backend.url) : createSqliteStore(backend.path);
   try {
     await store.migrate();
   } catch (error) {

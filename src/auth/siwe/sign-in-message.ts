@@ -1,8 +1,10 @@
 import { getAddress, isAddress } from 'viem';
 import { createSiweMessage } from 'viem/siwe';
+import { SIGN_IN_VALIDITY_MS } from './sign-in-settings.ts';
+
+export { SIGN_IN_VALIDITY_MS };
 
 export const SIGN_IN_STATEMENT = 'Sign in to the model-gateway console. This request triggers no blockchain transaction and costs no gas.';
-export const SIGN_IN_VALIDITY_MS = 10 * 60_000;
 
 export interface SignInMessageOptions {
   domain: string;

@@ -1,3 +1,6 @@
+/** How long a sign-in message is valid after it is issued. */
+export const SIGN_IN_VALIDITY_MS = 10 * 60_000;
+
 /** Where the console is served and which chains may sign in; from config, never from a request. */
 export interface SignInSettings {
   /** host[:port] the message must name, from config (never from a Host header). */

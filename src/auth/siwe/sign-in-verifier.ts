@@ -1,5 +1,5 @@
 import { isHex, type Hex } from 'viem';
-import { SIGN_IN_VALIDITY_MS } from './sign-in-message.ts';
+import { SIGN_IN_VALIDITY_MS } from './sign-in-settings.ts';
 import { SignInError } from './sign-in-error.ts';
 import { validateSignInSettings, type SignInSettings } from './sign-in-settings.ts';
 import { parseSignInMessage, type ParsedSignInMessage } from './parse-sign-in-message.ts';

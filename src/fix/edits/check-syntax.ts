@@ -1,4 +1,4 @@
-import { transform, type Loader, type Message } from 'esbuild';
+import type { Loader, Message } from 'esbuild';
 import type { SourceFile } from './source-file.ts';
 
 const loaders: Readonly<Record<string, Loader>> = {
@@ -40,6 +40,8 @@ function checkJson(file: SourceFile): string[] {
 
 async function checkScript(file: SourceFile, loader: Loader): Promise<string[]> {
   try {
+    // Loaded on the first check: a gateway that never runs a fix does not carry esbuild.
+    const { transform } = await import('esbuild');
     await transform(file.content, { loader, sourcefile: file.path, logLevel: 'silent' });
     return [];
   } catch (error) {

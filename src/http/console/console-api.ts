@@ -1,5 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import type { GatewayDeps } from '../gateway-deps.ts';
+import { loadAddressTools } from '../../auth/address-tools.ts';
 import { guardConsole } from './console-guard.ts';
 import { registerKeysRoutes } from './console-keys-routes.ts';
 import { registerMembersRoutes } from './console-members-routes.ts';
@@ -24,6 +25,7 @@ export function registerConsoleApi(app: FastifyInstance, deps: GatewayDeps): voi
         route.config = { ...(route.config as object), console: true };
       });
       scope.addHook('onRequest', async (request, reply) => {
+        await loadAddressTools();
         await guardConsole(deps, request, reply, request.routeOptions.config?.signIn === true);
       });
       registerSignInRoutes(scope, deps);

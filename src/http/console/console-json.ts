@@ -1,4 +1,4 @@
-import { getAddress } from 'viem';
+import { checksumAddress } from '../../auth/address-tools.ts';
 import { z } from 'zod';
 import { GatewayError } from '../../errors/gateway-error.ts';
 import { parseUsd } from '../../lib/money.ts';
@@ -31,7 +31,7 @@ export const usd = z.string().transform((value, context) => {
 
 /** How people see an address: EIP-55 checksummed. */
 export function displayAddress(lowerCase: string): string {
-  return getAddress(lowerCase);
+  return checksumAddress(lowerCase);
 }
 
 export function renderMember(member: MemberRecord) {

@@ -1,8 +1,7 @@
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import { z } from 'zod';
 import { csrfTokenOf, SESSION_COOKIE, SESSION_TTL_MS, type SignedIn } from '../../auth/console-sessions.ts';
-import { buildSignInMessage } from '../../auth/siwe/sign-in-message.ts';
-import { SignInError } from '../../auth/siwe/sign-in-verifier.ts';
+import { SignInError } from '../../auth/siwe/sign-in-error.ts';
 import { GatewayError } from '../../errors/gateway-error.ts';
 import { DEFAULT_ACCOUNT_ID } from '../../storage/store.ts';
 import type { GatewayDeps } from '../gateway-deps.ts';
@@ -45,6 +44,7 @@ export function registerSignInRoutes(app: FastifyInstance, deps: GatewayDeps): v
       );
     }
     const issued = await deps.console.nonces.issue(body.address, deps.now());
+    const { buildSignInMessage } = await import('../../auth/siwe/sign-in-message.ts');
     const message = buildSignInMessage({
       domain: deps.console.domain,
       origin: deps.console.origin,
@@ -60,7 +60,7 @@ export function registerSignInRoutes(app: FastifyInstance, deps: GatewayDeps): v
     const body = parseWith(signInRequest, request.body);
     let verified;
     try {
-      verified = await deps.console.verifier.verify(body, (nonce) => deps.console.nonces.consume(nonce, deps.now()));
+      verified = await (await deps.console.verifier()).verify(body, (nonce) => deps.console.nonces.consume(nonce, deps.now()));
     } catch (error) {
       if (error instanceof SignInError) throw new GatewayError('sign_in_refused', error.message, {}, error.reason);
       throw error;

@@ -1,4 +1,5 @@
 import pg from 'pg';
+export { redactedUrl } from '../redacted-url.ts';
 
 const INT8_OID = 20;
 const TIMESTAMPTZ_OID = 1184;
@@ -60,16 +61,6 @@ export function poolSettings(url: string): PoolSettings {
 }
 
 /** The URL without its password, for messages. */
-export function redactedUrl(url: string): string {
-  try {
-    const parsed = new URL(url);
-    if (parsed.password) parsed.password = '***';
-    return parsed.href;
-  } catch {
-    return 'an invalid URL';
-  }
-}
-
 export function createPool(url: string): pg.Pool {
   const { connectionString, max } = poolSettings(url);
   const pool = new pg.Pool({ connectionString, max, types: gatewayTypes, application_name: 'model-gateway' });
