@@ -68,7 +68,7 @@ async function quote(deps: GatewayDeps, key: ApiKeyRecord, body: unknown) {
     );
   }
   const steps = ask.maxSteps ?? ask.agent.defaultSteps;
-  const price = priceFix(candidates, firstStepRequest(ask.agent, ask.input), steps);
+  const price = await priceFix(candidates, firstStepRequest(ask.agent, ask.input), steps);
   const maxCostNano = approvedMaximum(price, ask.maxCostNano);
   const now = deps.now();
   const record: FixQuoteRecord = {
