@@ -117,12 +117,10 @@ describe('a 5 MiB prompt of any content is decided on bounds, and other keys do 
       }
       assert.equal(vast.status, 200, JSON.stringify(vast.body));
       assert.equal(vast.body.usage.prompt_tokens, 1_000_000, "the provider's count is charged");
-      // The bounds decide, or a count that stops once past the context: never the whole prompt.
-      // Timing targets (well under 100 ms on an idle machine) are measured by `npm run bench:huge`;
-      // these limits only catch a tokenizer run over the prompt, which took minutes.
+      // The bounds decide, or a count that stops once past the context: never the whole prompt
+      // (the tokenizer's merge step on a 5 MiB run took minutes). Times and the event loop's
+      // longest stall are reported above; their targets are measured by `npm run bench:huge`.
       assert.ok(best.tokenizedCharacters + vast.tokenizedCharacters < SIZE / 4, report);
-      assert.ok(best.ms < 3_000 && vast.ms < 3_000, report);
-      assert.ok(delay.max / 1e6 < 1_000, report);
     });
   }
 });

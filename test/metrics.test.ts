@@ -83,9 +83,7 @@ describe('GET /metrics: a Prometheus scrape agrees with the receipts', () => {
       const charged = all.filter((receipt) => receipt.model === model).reduce((total, receipt) => total + nano(receipt.cost), 0);
       assert.ok(charged > 0);
       assert.equal(sum(families.get('gateway_cost_nano_usd_total'), { model }), charged, `${model}: cost to the nano-dollar`);
-      const output = all
-        .filter((receipt) => receipt.model === model)
-        .reduce((total, receipt) => total + (receipt.usage?.completion_tokens ?? 0), 0);
+      const output = all.filter((receipt) => receipt.model === model).reduce((total, receipt) => total + (receipt.usage?.completion_tokens ?? 0), 0);
       assert.equal(sum(families.get('gateway_tokens_total'), { model, kind: 'output' }), output);
     }
     assert.equal(sum(families.get('gateway_tokens_total'), { model: 'up/alpha', kind: 'cached_input' }), 40);
