@@ -911,6 +911,100 @@ export const migrations: readonly Migration[] = [
       $$;
     `,
   },
+  {
+    version: 10,
+    name: 'one lock order for settlements: receipts, then the account row',
+    sql: `
+      -- A settlement alone writes its receipt before it locks the account row, as a batch does
+      -- (migration 9): every writer takes receipts' index entries before account rows, and no
+      -- two wait for each other in a circle. Two copies of one settlement still charge once:
+      -- the second meets the first on the receipts' primary key and writes nothing.
+      CREATE OR REPLACE FUNCTION gateway_record_receipt(
+        p_id text, p_request_id text, p_account_id text, p_key_id text, p_key_prefix text,
+        p_created_at timestamptz, p_status text, p_endpoint text, p_stream boolean,
+        p_requested_model text, p_answering_model text, p_attempts jsonb, p_usage jsonb,
+        p_usage_estimated boolean, p_prices jsonb, p_hold_nano bigint, p_cost_nano bigint,
+        p_latency_ms double precision, p_time_to_first_token_ms double precision, p_error_code text,
+        p_touch_key boolean, p_warnings jsonb, p_created_ns bigint
+      ) RETURNS bigint
+      LANGUAGE plpgsql AS $$
+      DECLARE
+        v record;
+      BEGIN
+        SELECT * INTO v FROM gateway_insert_receipt(
+          p_id, p_request_id, p_account_id, p_key_id, p_key_prefix, p_created_at, p_status, p_endpoint, p_stream,
+          p_requested_model, p_answering_model, p_attempts, p_usage, p_usage_estimated, p_prices, p_hold_nano, p_cost_nano,
+          p_latency_ms, p_time_to_first_token_ms, p_error_code, p_touch_key, p_warnings, p_created_ns);
+        IF v.inserted AND p_cost_nano > 0 THEN
+          UPDATE accounts SET balance_nano = balance_nano - p_cost_nano WHERE id = p_account_id;
+          INSERT INTO key_daily_spend AS s (key_id, day, account_id, charged_nano)
+          VALUES (p_key_id, v.day, p_account_id, p_cost_nano)
+          ON CONFLICT (key_id, day) DO UPDATE SET charged_nano = s.charged_nano + EXCLUDED.charged_nano;
+          INSERT INTO account_monthly_spend AS s (account_id, month, charged_nano)
+          VALUES (p_account_id, v.month, p_cost_nano)
+          ON CONFLICT (account_id, month) DO UPDATE SET charged_nano = s.charged_nano + EXCLUDED.charged_nano;
+        END IF;
+        RETURN v.created_ns;
+      END
+      $$;
+
+      CREATE OR REPLACE FUNCTION gateway_apply_batch(p_ops jsonb) RETURNS jsonb
+      LANGUAGE plpgsql AS $$
+      DECLARE
+        v_op jsonb;
+        v_index bigint;
+        v_results jsonb[] := array_fill(NULL::jsonb, ARRAY[jsonb_array_length(p_ops)]);
+        v_charges jsonb[] := '{}';
+        v_receipt record;
+        v_decision record;
+      BEGIN
+        -- In created_ns order: two batches writing receipts of the same milliseconds take their index
+        -- entries in the same order, so one waits for the other rather than each for the other.
+        FOR v_op, v_index IN SELECT value, ordinality FROM jsonb_array_elements(p_ops) WITH ORDINALITY
+                             WHERE value->>'op' = 'receipt' ORDER BY (value->>'created_ns')::bigint LOOP
+          SELECT * INTO v_receipt FROM gateway_insert_receipt(
+            v_op->>'id', v_op->>'request_id', v_op->>'account_id', v_op->>'key_id', v_op->>'key_prefix',
+            (v_op->>'created_at')::timestamptz, v_op->>'status', v_op->>'endpoint', (v_op->>'stream')::boolean,
+            v_op->>'requested_model', v_op->>'answering_model', v_op->'attempts', nullif(v_op->'usage', 'null'::jsonb),
+            (v_op->>'usage_estimated')::boolean, nullif(v_op->'prices', 'null'::jsonb), (v_op->>'hold_nano')::bigint,
+            (v_op->>'cost_nano')::bigint, (v_op->>'latency_ms')::double precision,
+            (v_op->>'time_to_first_token_ms')::double precision, v_op->>'error_code',
+            (v_op->>'touch_key')::boolean, v_op->'warnings', (v_op->>'created_ns')::bigint);
+          v_results[v_index] := jsonb_build_object('created_ns', v_receipt.created_ns::text);
+          IF v_receipt.inserted AND (v_op->>'cost_nano')::bigint > 0 THEN
+            v_charges := v_charges || jsonb_build_object('account_id', v_op->>'account_id', 'key_id', v_op->>'key_id',
+              'day', v_receipt.day, 'month', v_receipt.month, 'cost', (v_op->>'cost_nano')::bigint);
+          END IF;
+        END LOOP;
+        -- From here on the batch's accounts are locked, once and in id order: no two batches deadlock on them.
+        PERFORM 1 FROM accounts
+          WHERE id IN (SELECT DISTINCT o->>'account_id' FROM jsonb_array_elements(p_ops) AS o)
+          ORDER BY id FOR NO KEY UPDATE;
+        IF cardinality(v_charges) > 0 THEN
+          UPDATE accounts AS a SET balance_nano = a.balance_nano - c.total
+          FROM (SELECT x->>'account_id' AS id, sum((x->>'cost')::bigint)::bigint AS total FROM unnest(v_charges) AS x GROUP BY 1) AS c
+          WHERE a.id = c.id;
+          INSERT INTO key_daily_spend AS s (key_id, day, account_id, charged_nano)
+          SELECT x->>'key_id', x->>'day', min(x->>'account_id'), sum((x->>'cost')::bigint)::bigint FROM unnest(v_charges) AS x GROUP BY 1, 2
+          ON CONFLICT (key_id, day) DO UPDATE SET charged_nano = s.charged_nano + EXCLUDED.charged_nano;
+          INSERT INTO account_monthly_spend AS s (account_id, month, charged_nano)
+          SELECT x->>'account_id', x->>'month', sum((x->>'cost')::bigint)::bigint FROM unnest(v_charges) AS x GROUP BY 1, 2
+          ON CONFLICT (account_id, month) DO UPDATE SET charged_nano = s.charged_nano + EXCLUDED.charged_nano;
+        END IF;
+        FOR v_op, v_index IN SELECT value, ordinality FROM jsonb_array_elements(p_ops) WITH ORDINALITY WHERE value->>'op' = 'hold' LOOP
+          SELECT * INTO v_decision FROM gateway_place_hold(
+            v_op->>'id', v_op->>'request_id', v_op->>'account_id', v_op->>'key_id', v_op->>'key_prefix',
+            v_op->>'endpoint', (v_op->>'stream')::boolean, v_op->>'requested_model', (v_op->>'amount_nano')::bigint,
+            v_op->>'day', v_op->>'month', (v_op->>'created_at')::timestamptz, v_op->>'owner', (v_op->>'expires_at')::timestamptz,
+            (v_op->>'daily_limit_nano')::bigint, (v_op->>'estimated_cost_nano')::bigint);
+          v_results[v_index] := jsonb_build_object('placed', v_decision.placed, 'reason', v_decision.reason,
+                                                   'remaining_nano', v_decision.remaining_nano);
+        END LOOP;
+        RETURN to_jsonb(v_results);
+      END
+      $$;
+    `,
+  },
 ];
 
 /**
