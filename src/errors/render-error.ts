@@ -1,8 +1,9 @@
 import { errorCatalog } from './catalog.ts';
+import type { AnthropicErrorBody, OpenAIErrorBody } from './error-schemas.ts';
 import type { GatewayError } from './gateway-error.ts';
 
 /** The contract's envelope, as OpenAI-style clients parse it. */
-export function renderOpenAIError(error: GatewayError, requestId: string) {
+export function renderOpenAIError(error: GatewayError, requestId: string): OpenAIErrorBody {
   const spec = errorCatalog[error.code];
   return {
     error: {
@@ -17,7 +18,7 @@ export function renderOpenAIError(error: GatewayError, requestId: string) {
 }
 
 /** The same fields inside the body Anthropic clients parse. */
-export function renderAnthropicError(error: GatewayError, requestId: string) {
+export function renderAnthropicError(error: GatewayError, requestId: string): AnthropicErrorBody {
   const spec = errorCatalog[error.code];
   return {
     type: 'error',

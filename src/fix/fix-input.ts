@@ -4,6 +4,7 @@ import { parseUsd } from '../lib/money.ts';
 import type { FixTier } from '../storage/records.ts';
 import type { SourceFile } from './edits/source-file.ts';
 import { FIX_TIERS, findAgent, MAX_STEPS, type FixAgent } from './fix-agents.ts';
+import { fixRunRequestSchema } from './fix-schemas.ts';
 
 /** What a fix agent works on. */
 export interface FixInput {
@@ -40,19 +41,20 @@ const path = z
   )
   .refine((value) => /^[\w@+=,.~-]+(\/[\w@+=,.~-]+)*$/.test(value), 'may hold letters, digits, / and @+=,.~_- only');
 
-const file = z.object({ path, content: z.string() }).strict();
+const file = z.object({ path: path.describe('Relative, forward slashes, inside the project'), content: z.string() }).strict();
 
-const body = z
+/** The body of POST /v1/fix/quote; the checks across fields follow in parseQuoteRequest. */
+export const fixQuoteRequestSchema = z
   .object({
-    agent: z.string(),
+    agent: z.string().describe('An agent id from GET /v1/fix/agents'),
     tier: z.enum(FIX_TIERS as [FixTier, ...FixTier[]]),
-    files: z.array(file).min(1).max(MAX_FILES),
-    tests: z.array(file).max(MAX_FILES).optional(),
-    command: z.string().max(10_000).optional(),
-    output: z.string().optional(),
-    instruction: z.string().optional(),
-    max_steps: z.number().int().min(1).max(MAX_STEPS).optional(),
-    max_cost: z.string().optional(),
+    files: z.array(file).min(1).max(MAX_FILES).describe('The files the agent may change'),
+    tests: z.array(file).max(MAX_FILES).optional().describe('test-fix only: the failing tests, read-only'),
+    command: z.string().max(10_000).optional().describe('The failing command'),
+    output: z.string().optional().describe('Its output'),
+    instruction: z.string().optional().describe('What to fix; needed when no command and output are given'),
+    max_steps: z.number().int().min(1).max(MAX_STEPS).optional().describe("Model calls the run may make (default: the agent's)"),
+    max_cost: z.string().optional().describe('Most the run may cost, USD as a decimal string'),
   })
   .strict();
 
@@ -62,7 +64,7 @@ function fieldName(issue: z.ZodIssue): string {
 
 /** The body of POST /v1/fix/quote, or invalid_request naming the field. */
 export function parseQuoteRequest(raw: unknown): QuoteAsk {
-  const parsed = body.safeParse(raw ?? {});
+  const parsed = fixQuoteRequestSchema.safeParse(raw ?? {});
   if (!parsed.success) {
     const issue = parsed.error.issues[0]!;
     const field = fieldName(issue);
@@ -97,4 +99,15 @@ export function parseQuoteRequest(raw: unknown): QuoteAsk {
     maxSteps: value.max_steps,
     maxCostNano,
   };
+}
+
+/** The body of POST /v1/fix/runs, or invalid_request naming the field. */
+export function parseRunRequest(raw: unknown): { quote: string; stream: boolean } {
+  const parsed = fixRunRequestSchema.safeParse(raw ?? {});
+  if (parsed.success) return { quote: parsed.data.quote, stream: parsed.data.stream === true };
+  const issue = parsed.error.issues[0]!;
+  if (issue.path[0] === 'quote') throw new GatewayError('invalid_request', 'quote: the id of a quote from POST /v1/fix/quote is required');
+  if (issue.path[0] === 'stream') throw new GatewayError('invalid_request', 'stream must be a boolean');
+  if (issue.code === 'unrecognized_keys') throw new GatewayError('invalid_request', `${issue.keys[0]}: unknown field`);
+  throw new GatewayError('invalid_request', 'The body must be a JSON object.');
 }

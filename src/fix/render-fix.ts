@@ -2,9 +2,10 @@ import { formatUsd } from '../lib/money.ts';
 import type { FixQuoteRecord, FixRunEvent, FixRunRecord } from '../storage/records.ts';
 import { aliasOfTier } from './fix-agents.ts';
 import type { StepView } from './fix-loop.ts';
+import type { FixQuoteView, FixRunView, FixStepView } from './fix-schemas.ts';
 
 /** A quote as the API returns it; USD as decimal strings. */
-export function renderQuote(quote: FixQuoteRecord) {
+export function renderQuote(quote: FixQuoteRecord): FixQuoteView {
   return {
     object: 'fix.quote',
     id: quote.id,
@@ -20,7 +21,7 @@ export function renderQuote(quote: FixQuoteRecord) {
   };
 }
 
-function renderStep(step: StepView) {
+function renderStep(step: StepView): FixStepView {
   const { cost_nano: costNano, ...rest } = step;
   return { ...rest, cost: formatUsd(costNano) };
 }
@@ -46,7 +47,7 @@ interface StoredResult {
 }
 
 /** A run as the API returns it: status, the result once it ended, every step, cost so far. */
-export function renderRun(run: FixRunRecord, events: FixRunEvent[]) {
+export function renderRun(run: FixRunRecord, events: FixRunEvent[]): FixRunView {
   const result = (run.result ?? {}) as StoredResult;
   const steps = stepsOf(events);
   const spent = steps.reduce((sum, step) => sum + step.cost_nano, 0);
@@ -71,7 +72,7 @@ export function renderRun(run: FixRunRecord, events: FixRunEvent[]) {
 }
 
 /** One event as a server-sent event payload; `run.completed` carries the whole run. */
-export function renderEvent(event: FixRunEvent, completed?: ReturnType<typeof renderRun>) {
+export function renderEvent(event: FixRunEvent, completed?: FixRunView) {
   const base = { type: event.type, sequence: event.sequence, run_id: event.runId, at: event.at };
   if (event.type === 'run.completed' && completed) return { ...base, run: completed };
   if (event.data.step) return { ...base, step: renderStep(event.data.step as StepView) };

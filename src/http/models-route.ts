@@ -5,10 +5,12 @@ import { GatewayError } from '../errors/gateway-error.ts';
 import { formatUsd } from '../lib/money.ts';
 import type { GatewayDeps } from './gateway-deps.ts';
 import { authenticatedKey } from './request-context.ts';
+import { modelListQuerySchema, type AliasEntry, type AnthropicModelList, type ModelEntry, type ModelList } from './model-list-schema.ts';
 
 function pricing(price: ModelConfig['price']) {
+  const unit = 'USD per 1M tokens' as const;
   return {
-    unit: 'USD per 1M tokens',
+    unit,
     input: formatUsd(price.inputNanoPerMillion),
     cached_input: formatUsd(price.cachedInputNanoPerMillion),
     cache_write: formatUsd(price.cacheWriteNanoPerMillion),
@@ -16,7 +18,7 @@ function pricing(price: ModelConfig['price']) {
   };
 }
 
-function modelEntry(model: ModelConfig, created: number) {
+function modelEntry(model: ModelConfig, created: number): ModelEntry {
   return {
     id: model.id,
     object: 'model',
@@ -43,17 +45,20 @@ function highestPrices(models: ModelConfig[]): ModelConfig['price'] {
 
 /** Anthropic's page size: 20 unless asked, 1 to 1000. */
 function anthropicLimit(value: unknown): number {
-  if (value === undefined) return 20;
-  const limit = typeof value === 'string' && /^\d+$/.test(value) ? Number(value) : NaN;
-  if (!(limit >= 1 && limit <= 1000)) throw new GatewayError('invalid_request', 'limit must be an integer from 1 to 1000');
-  return limit;
+  const parsed = modelListQuerySchema.shape.limit.safeParse(value);
+  if (!parsed.success) throw new GatewayError('invalid_request', 'limit must be an integer from 1 to 1000');
+  return parsed.data ?? 20;
 }
 
 /**
  * The listing as Anthropic clients read it (Claude Code's model discovery), paged like
  * https://docs.anthropic.com/en/api/models-list with limit, after_id and before_id.
  */
-function anthropicModelList(entries: Array<{ id: string; display_name: string }>, createdAt: string, query: Record<string, unknown>) {
+function anthropicModelList(
+  entries: Array<{ id: string; display_name: string }>,
+  createdAt: string,
+  query: Record<string, unknown>,
+): AnthropicModelList {
   const limit = anthropicLimit(query.limit);
   const position = (field: string): number | undefined => {
     const id = query[field];
@@ -84,7 +89,7 @@ function anthropicModelList(entries: Array<{ id: string; display_name: string }>
 
 export function registerModelsRoute(app: FastifyInstance, deps: GatewayDeps): void {
   const created = Math.floor(Date.now() / 1000);
-  app.get('/v1/models', async (request) => {
+  app.get('/v1/models', async (request): Promise<ModelList | AnthropicModelList> => {
     const key = authenticatedKey(request);
     if (request.headers['anthropic-version'] !== undefined) {
       const entries = [
@@ -97,10 +102,10 @@ export function registerModelsRoute(app: FastifyInstance, deps: GatewayDeps): vo
       ];
       return anthropicModelList(entries, new Date(created * 1000).toISOString(), request.query as Record<string, unknown>);
     }
-    const data: unknown[] = [];
+    const data: Array<AliasEntry | ModelEntry> = [];
     for (const alias of deps.catalog.aliases.values()) {
       if (!keyAllowsModel(key, alias.name)) continue;
-      data.push({
+      const entry: AliasEntry = {
         id: alias.name,
         object: 'model',
         created,
@@ -109,7 +114,8 @@ export function registerModelsRoute(app: FastifyInstance, deps: GatewayDeps): vo
         candidates: alias.candidates.map((model) => model.id),
         default_reasoning_effort: alias.reasoning,
         pricing: { ...pricing(highestPrices(alias.candidates)), note: 'highest price among the candidates' },
-      });
+      };
+      data.push(entry);
     }
     for (const model of deps.catalog.models.values()) {
       if (keyAllowsModel(key, model.id)) data.push(modelEntry(model, created));

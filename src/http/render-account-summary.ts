@@ -1,8 +1,9 @@
 import { formatUsd } from '../lib/money.ts';
 import type { AccountSummary } from '../storage/records.ts';
+import type { AccountSummaryView } from './account-schema.ts';
 
 /** The account's money in USD strings: balance, available, holds and the month against its budget (GET /v1/balance and the console). */
-export function renderAccountSummary(summary: AccountSummary) {
+export function renderAccountSummary(summary: AccountSummary): AccountSummaryView {
   const monthUsed = summary.monthChargedNano + summary.monthHeldNano;
   return {
     balance: formatUsd(summary.balanceNano),

@@ -1,8 +1,9 @@
 import { formatUsd } from '../lib/money.ts';
 import type { ReceiptRecord } from '../storage/records.ts';
+import type { Receipt } from './receipt-schema.ts';
 
 /** A receipt as the API returns it: snake_case, USD as decimal strings, prices per 1M tokens. */
-export function renderReceipt(receipt: ReceiptRecord) {
+export function renderReceipt(receipt: ReceiptRecord): Receipt {
   return {
     id: receipt.id,
     object: 'receipt',

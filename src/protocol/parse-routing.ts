@@ -1,4 +1,5 @@
-import { invalid, isObject, optionalBoolean } from './read-fields.ts';
+import { z } from 'zod';
+import { invalid } from './read-fields.ts';
 
 /** What a client may say about routing, in every wire format: the gateway's own `routing` object. */
 export interface ParsedRouting {
@@ -6,15 +7,31 @@ export interface ParsedRouting {
   allowedModels?: string[];
 }
 
+/** The gateway's own `routing` field of a chat, messages or responses body; other fields inside it are ignored. */
+export const routingSchema = z
+  .object({
+    fallback: z.boolean().nullish().describe('false: try only the first candidate of an alias (default true).'),
+    allowed_models: z
+      .array(z.string())
+      .nullish()
+      .describe('Model ids this request may be answered by; candidates not listed are skipped (recorded on the receipt).'),
+  })
+  .passthrough()
+  .describe("The gateway's own routing options.");
+
+/** The message of the first problem, naming the field as the contract's errors always have. */
+function messageOf(issue: z.ZodIssue): string {
+  if (issue.path[0] === 'fallback') return 'routing.fallback must be a boolean';
+  if (issue.path[0] === 'allowed_models') return 'routing.allowed_models must be an array of model ids';
+  return 'routing must be an object';
+}
+
 /** The gateway's own `routing` object, read the same way on every route. */
 export function parseRouting(value: unknown): ParsedRouting {
   if (value === undefined || value === null) return { fallback: true };
-  if (!isObject(value)) invalid('routing must be an object');
-  const fallback = optionalBoolean(value.fallback, 'routing.fallback') ?? true;
-  const allowed = value.allowed_models;
-  if (allowed === undefined || allowed === null) return { fallback };
-  if (!Array.isArray(allowed) || !allowed.every((entry) => typeof entry === 'string')) {
-    invalid('routing.allowed_models must be an array of model ids');
-  }
-  return { fallback, allowedModels: allowed };
+  const parsed = routingSchema.safeParse(value);
+  if (!parsed.success) invalid(messageOf(parsed.error.issues[0]!));
+  const fallback = parsed.data.fallback ?? true;
+  const allowed = parsed.data.allowed_models;
+  return allowed === undefined || allowed === null ? { fallback } : { fallback, allowedModels: allowed };
 }

@@ -2,7 +2,8 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { keyAllowsModel, requireModelAllowed, requireScope } from '../../auth/key-authenticator.ts';
 import { GatewayError } from '../../errors/gateway-error.ts';
 import { aliasOfTier, FIX_TIERS, fixAgents } from '../../fix/fix-agents.ts';
-import { parseQuoteRequest } from '../../fix/fix-input.ts';
+import { parseQuoteRequest, parseRunRequest } from '../../fix/fix-input.ts';
+import type { FixAgentList } from '../../fix/fix-schemas.ts';
 import { firstStepRequest } from '../../fix/fix-prompt.ts';
 import { approvedMaximum, priceFix, tierPriceRange } from '../../fix/price-fix.ts';
 import { renderEvent, renderQuote, renderRun } from '../../fix/render-fix.ts';
@@ -28,7 +29,7 @@ function requireFixModel(key: ApiKeyRecord, tier: FixQuoteRecord['tier']): void 
   }
 }
 
-function listAgents(deps: GatewayDeps, key: ApiKeyRecord) {
+function listAgents(deps: GatewayDeps, key: ApiKeyRecord): FixAgentList {
   return {
     object: 'list',
     data: fixAgents.map((agent) => ({
@@ -87,17 +88,6 @@ async function quote(deps: GatewayDeps, key: ApiKeyRecord, body: unknown) {
   };
   await deps.store.insertFixQuote(record);
   return renderQuote(record);
-}
-
-function parseRunRequest(body: unknown): { quote: string; stream: boolean } {
-  const value = (body ?? {}) as Record<string, unknown>;
-  if (typeof value !== 'object' || Array.isArray(value)) throw new GatewayError('invalid_request', 'The body must be a JSON object.');
-  if (typeof value.quote !== 'string' || !value.quote)
-    throw new GatewayError('invalid_request', 'quote: the id of a quote from POST /v1/fix/quote is required');
-  if (value.stream !== undefined && typeof value.stream !== 'boolean') throw new GatewayError('invalid_request', 'stream must be a boolean');
-  const unknown = Object.keys(value).filter((field) => field !== 'quote' && field !== 'stream');
-  if (unknown.length) throw new GatewayError('invalid_request', `${unknown[0]}: unknown field`);
-  return { quote: value.quote, stream: value.stream === true };
 }
 
 async function startRun(

@@ -1,0 +1,115 @@
+import { z } from 'zod';
+import { usdAmount } from '../lib/money-schema.ts';
+import type { FixTier } from '../storage/records.ts';
+import { FIX_TIERS } from './fix-agents.ts';
+
+/** The API's shapes of fix agents, quotes, runs and their events; the renderers are typed by them. */
+
+const tier = z.enum(FIX_TIERS as [FixTier, ...FixTier[]]);
+
+export const fixAgentListSchema = z
+  .object({
+    object: z.literal('list'),
+    data: z.array(
+      z
+        .object({
+          object: z.literal('fix.agent'),
+          id: z.string(),
+          name: z.string(),
+          description: z.string(),
+          input: z.record(z.string()).describe('The fields of a quote request this agent reads, with what each holds'),
+          default_steps: z.number().int(),
+          tiers: z.array(
+            z
+              .object({
+                tier,
+                model: z.string().describe('The alias that serves the tier'),
+                connected: z.boolean().describe('Whether a model of the tier can be called now'),
+                connected_models: z.array(z.string()),
+                allowed_for_key: z.boolean(),
+                price: z.object({ typical: usdAmount, largest: usdAmount }).strict(),
+                max_input_tokens: z.number().int(),
+              })
+              .strict(),
+          ),
+        })
+        .strict(),
+    ),
+  })
+  .strict();
+
+export const fixQuoteSchema = z
+  .object({
+    object: z.literal('fix.quote'),
+    id: z.string().describe('quote_...; run it with POST /v1/fix/runs'),
+    agent: z.string(),
+    tier,
+    model: z.string(),
+    input_tokens: z.number().int(),
+    estimated_cost: usdAmount,
+    max_cost: usdAmount.describe('Held while the run goes; never charged more'),
+    step_budget: z.number().int(),
+    created_at: z.string(),
+    expires_at: z.string().describe('5 minutes after created_at'),
+  })
+  .strict();
+
+export const fixStepSchema = z
+  .object({
+    index: z.number().int(),
+    kind: z.enum(['model', 'check']),
+    status: z.enum(['running', 'succeeded', 'failed']),
+    model: z.string().nullable(),
+    tokens: z.object({ input: z.number().int(), output: z.number().int() }).strict().nullable(),
+    duration_ms: z.number().nullable(),
+    detail: z.string().nullable(),
+    cost: usdAmount,
+  })
+  .strict();
+
+export const fixRunSchema = z
+  .object({
+    object: z.literal('fix.run'),
+    id: z.string(),
+    quote: z.string(),
+    agent: z.string(),
+    tier,
+    status: z.enum(['running', 'succeeded', 'failed', 'cost_cap_reached', 'cancelled']),
+    created_at: z.string(),
+    finished_at: z.string().nullable(),
+    receipt_id: z.string(),
+    patch: z.string().nullable().describe('A git-style diff of the files changed; null when no edit was applied'),
+    files: z.array(z.string()),
+    explanation: z.string().nullable(),
+    error: z.object({ code: z.string(), message: z.string() }).strict().nullable(),
+    steps: z.array(fixStepSchema),
+    cost: usdAmount,
+    max_cost: usdAmount,
+  })
+  .strict();
+
+/** The data of one server-sent event of a run; `id:` is its sequence (resume with Last-Event-ID). */
+export const fixRunEventSchema = z
+  .object({
+    type: z.enum(['run.started', 'step.started', 'step.completed', 'run.completed']),
+    sequence: z.number().int(),
+    run_id: z.string(),
+    at: z.string(),
+    status: z.string().optional().describe('run.started, and run.completed when the run is not attached'),
+    step: fixStepSchema.optional().describe('step.started and step.completed'),
+    run: fixRunSchema.optional().describe('run.completed: the whole run'),
+  })
+  .passthrough();
+
+/** The body of POST /v1/fix/runs. */
+export const fixRunRequestSchema = z
+  .object({
+    quote: z.string().min(1).describe('The id of a quote from POST /v1/fix/quote'),
+    stream: z.boolean().optional().describe('true: server-sent events per step instead of the finished run'),
+  })
+  .strict();
+
+export type FixAgentList = z.infer<typeof fixAgentListSchema>;
+export type FixQuoteView = z.infer<typeof fixQuoteSchema>;
+export type FixRunView = z.infer<typeof fixRunSchema>;
+export type FixStepView = z.infer<typeof fixStepSchema>;
