@@ -16,6 +16,7 @@ import { responseLogLine } from './metrics/request-log.ts';
 import { registerConsoleApi } from './http/console/console-api.ts';
 import { registerConsolePages } from './http/console/console-pages.ts';
 import { registerModelsRoute } from './http/models-route.ts';
+import { registerOpenApiRoute } from './http/openapi/openapi-route.ts';
 import { registerReceiptsRoutes } from './http/receipts-route.ts';
 import { registerResponsesRoute } from './http/responses/responses-route.ts';
 import { routeOptions } from './http/request-context.ts';
@@ -119,6 +120,7 @@ export function buildApp(deps: GatewayDeps): FastifyInstance {
   registerReceiptsRoutes(app, deps);
   registerBalanceRoute(app, deps);
   registerFixRoutes(app, deps);
+  registerOpenApiRoute(app);
   registerConsoleApi(app, deps);
   registerConsolePages(app);
   return app;
