@@ -72,7 +72,10 @@ const runBody = fc.record(
   { requiredKeys: [] },
 );
 
-/** Every route of src/app.ts and src/http/** that an API key reaches, and the public ones. */
+/** Routes that need no key. */
+export const PUBLIC_ROUTES = new Set(['/health', '/ready', '/metrics']);
+
+/** Every route of src/app.ts, src/http/** and src/metrics that an API key reaches, and the public ones. */
 export const API_ROUTES: Route[] = [
   { method: 'POST', path: '/v1/chat/completions', body: chatBody },
   { method: 'POST', path: '/v1/responses', body: responsesBody },
@@ -89,6 +92,8 @@ export const API_ROUTES: Route[] = [
   { method: 'GET', path: '/v1/fix/runs/:id/events', id: 'run', queryKeys: ['after'] },
   { method: 'POST', path: '/v1/fix/runs/:id/cancel', id: 'run' },
   { method: 'GET', path: '/health' },
+  { method: 'GET', path: '/ready' },
+  { method: 'GET', path: '/metrics' },
   { method: 'GET', path: '/v1/no-such-route' },
 ];
 
