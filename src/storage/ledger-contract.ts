@@ -225,6 +225,22 @@ export function runLedgerContract(name: string, makeStore: () => Promise<Store>)
         await assertInvariant(store);
       }));
 
+    test('concurrent holds with and without a daily limit share the balance exactly', () =>
+      withStore(async (store) => {
+        await store.addFunds(DEFAULT_ACCOUNT_ID, 50_500, 'test');
+        await store.placeHold(sampleHold({ id: 'rcpt_first' }), null);
+        const decisions = await Promise.all(
+          Array.from({ length: 100 }, (_, index) =>
+            // Placing rcpt_first again (a retry) holds nothing more.
+            store.placeHold(sampleHold({ id: index === 0 ? 'rcpt_first' : `rcpt_${index}` }), index % 2 === 0 ? 1_000_000 : null),
+          ),
+        );
+        assert.equal(decisions.filter((decision) => decision.placed).length, 50);
+        const refused = decisions.filter((decision) => !decision.placed);
+        assert.ok(refused.every((decision) => !decision.placed && decision.reason === 'insufficient_balance' && decision.remainingNano === 500));
+        assert.equal((await store.accountSummary(DEFAULT_ACCOUNT_ID, MONTH)).heldNano, 50_000);
+      }));
+
     test('hundreds of concurrent holds never overspend', () =>
       withStore(async (store) => {
         await store.addFunds(DEFAULT_ACCOUNT_ID, 5_000, 'test');
