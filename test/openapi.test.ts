@@ -181,6 +181,9 @@ describe('GET /v1/openapi.json', () => {
     assert.ok(replay.length > 0);
     for (const event of replay) checker.assertValid(pointer('components', 'schemas', 'FixRunEvent'), JSON.parse(event.data), 'a fix run event');
     await checker.check('get', '/v1/fix/runs/{id}/events', await harness.get('/v1/fix/runs/run_nope/events'));
+    const resumed = await checker.check('get', '/v1/fix/runs/{id}/events', await harness.get(`/v1/fix/runs/${run.id}/events?after=1`));
+    assert.equal((resumed as unknown[]).length, replay.length - 1);
+    await checker.check('get', '/v1/fix/runs/{id}/events', await harness.get(`/v1/fix/runs/${run.id}/events?after=-1`));
     await checker.check('post', '/v1/fix/runs/{id}/cancel', await harness.post(`/v1/fix/runs/${run.id}/cancel`, {}));
     await checker.check('post', '/v1/fix/runs/{id}/cancel', await harness.post('/v1/fix/runs/run_nope/cancel', {}));
   });

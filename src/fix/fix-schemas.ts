@@ -101,6 +101,17 @@ export const fixRunEventSchema = z
   })
   .passthrough();
 
+/** The query of GET /v1/fix/runs/{id}/events; the Last-Event-ID header says the same when there is no `after`. */
+export const fixRunEventsQuerySchema = z.object({
+  after: z
+    .preprocess(
+      (value) => (typeof value === 'string' && /^\d+$/.test(value) ? Number(value) : value),
+      z.number().int().min(0).max(Number.MAX_SAFE_INTEGER),
+    )
+    .optional()
+    .describe('Events after this sequence (default 0: from the start)'),
+});
+
 /** The body of POST /v1/fix/runs. */
 export const fixRunRequestSchema = z
   .object({

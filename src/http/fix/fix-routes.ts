@@ -3,7 +3,7 @@ import { keyAllowsModel, requireModelAllowed, requireScope } from '../../auth/ke
 import { GatewayError } from '../../errors/gateway-error.ts';
 import { aliasOfTier, FIX_TIERS, fixAgents } from '../../fix/fix-agents.ts';
 import { parseQuoteRequest, parseRunRequest } from '../../fix/fix-input.ts';
-import type { FixAgentList } from '../../fix/fix-schemas.ts';
+import { fixRunEventsQuerySchema, type FixAgentList } from '../../fix/fix-schemas.ts';
 import { firstStepRequest } from '../../fix/fix-prompt.ts';
 import { approvedMaximum, priceFix, tierPriceRange } from '../../fix/price-fix.ts';
 import { renderEvent, renderQuote, renderRun } from '../../fix/render-fix.ts';
@@ -160,9 +160,9 @@ async function streamRun(deps: GatewayDeps, reply: FastifyReply, run: FixRunReco
 
 function parseAfter(request: FastifyRequest): number {
   const raw = (request.query as Record<string, unknown>).after ?? request.headers['last-event-id'] ?? '0';
-  const after = typeof raw === 'string' && /^\d+$/.test(raw) ? Number(raw) : NaN;
-  if (!Number.isSafeInteger(after)) throw new GatewayError('invalid_request', 'after (or Last-Event-ID) must be a whole number');
-  return after;
+  const parsed = fixRunEventsQuerySchema.shape.after.safeParse(raw);
+  if (!parsed.success) throw new GatewayError('invalid_request', 'after (or Last-Event-ID) must be a whole number');
+  return parsed.data ?? 0;
 }
 
 export function registerFixRoutes(app: FastifyInstance, deps: GatewayDeps): void {

@@ -144,10 +144,13 @@ function parametersOf(operation: OperationSpec): unknown[] {
     parameters.push({ name, in: 'query', required: !field.isOptional(), description: field.description, schema });
   }
   if (operation.path === '/v1/fix/runs/{id}/events') {
-    parameters.push(
-      { name: 'after', in: 'query', required: false, description: 'Events after this sequence (default 0)', schema: { type: 'integer', minimum: 0 } },
-      { name: 'Last-Event-ID', in: 'header', required: false, description: 'Same as after, as EventSource sends it', schema: { type: 'string' } },
-    );
+    parameters.push({
+      name: 'Last-Event-ID',
+      in: 'header',
+      required: false,
+      description: 'Same as after, as EventSource sends it',
+      schema: { type: 'string' },
+    });
   }
   if (operation.wire !== 'openai') {
     parameters.push({

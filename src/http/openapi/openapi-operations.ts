@@ -1,5 +1,6 @@
 import type { ZodTypeAny } from 'zod';
 import type { ErrorCode } from '../../errors/catalog.ts';
+import { fixRunEventsQuerySchema } from '../../fix/fix-schemas.ts';
 import { receiptsQuerySchema } from '../receipt-schema.ts';
 import { modelListQuerySchema } from '../model-list-schema.ts';
 import { ANTHROPIC_COUNT_TOKENS_DOCS, ANTHROPIC_MESSAGES_DOCS, OPENAI_CHAT_DOCS, OPENAI_RESPONSES_DOCS } from './chat-body-schemas.ts';
@@ -232,6 +233,7 @@ export const operations: OperationSpec[] = [
     wire: 'either',
     scope: 'fix',
     pathId: 'The run id (run_...)',
+    query: fixRunEventsQuerySchema,
     answer: {
       components: ['FixRunEvent'],
       stream: 'always',
