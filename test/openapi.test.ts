@@ -92,6 +92,10 @@ describe('GET /v1/openapi.json', () => {
     assert.equal(checker.validator(at)({ ...receipt, cost: 0.1 }), false, 'USD as a number');
     const { cost: _cost, ...missing } = receipt;
     assert.equal(checker.validator(at)(missing), false, 'a required field missing');
+    const notFound = pointer('paths', '/v1/receipts/{id}', 'get', 'responses', '404', 'content', 'application/json', 'schema');
+    const envelope = document.paths['/v1/receipts/{id}']!.get!.responses['404']!.content['application/json']!.example as { error: object };
+    assert.equal(checker.validator(notFound)(envelope), true);
+    assert.equal(checker.validator(notFound)({ error: { ...envelope.error, code: 'rate_limit_exceeded' } }), false, 'a code of another status');
   });
 
   test('every example matches its schema', () => {

@@ -93,9 +93,15 @@ function statusesOf(operation: OperationSpec): Map<number, ErrorCode[]> {
 const EXAMPLE_REQUEST_ID = 'req_01JD8X2S9T4V6W8Y0Z2A4C6E8G';
 
 function errorResponse(operation: OperationSpec, status: number, codes: ErrorCode[]) {
-  const openAI = jsonSchemaOf(openAIErrorSchema(codes));
-  const anthropic = jsonSchemaOf(anthropicErrorSchema(codes));
-  const schema = operation.wire === 'openai' ? openAI : operation.wire === 'anthropic' ? anthropic : { oneOf: [openAI, anthropic] };
+  const envelope =
+    operation.wire === 'openai'
+      ? ref('Error')
+      : operation.wire === 'anthropic'
+        ? ref('AnthropicError')
+        : { oneOf: [ref('Error'), ref('AnthropicError')] };
+  // The envelope, with the codes this status carries on this route (both shapes keep the code at error.code).
+  const codesOfStatus = { type: 'object', properties: { error: { type: 'object', properties: { code: { enum: codes } } } } };
+  const schema = { allOf: [envelope, codesOfStatus] };
   const error = new GatewayError(codes[0]!, `An example ${codes[0]} error; the message is for people and may change.`, {}, null, status);
   const example = operation.wire === 'anthropic' ? renderAnthropicError(error, EXAMPLE_REQUEST_ID) : renderOpenAIError(error, EXAMPLE_REQUEST_ID);
   const headers: Record<string, unknown> = { 'x-svc-request-id': header('The request id, as in the body') };
