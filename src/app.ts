@@ -20,7 +20,7 @@ import { registerOpenApiRoute } from './http/openapi/openapi-route.ts';
 import { registerReceiptsRoutes } from './http/receipts-route.ts';
 import { registerResponsesRoute } from './http/responses/responses-route.ts';
 import { routeOptions } from './http/request-context.ts';
-import { parseJsonBody } from './http/parse-json-body.ts';
+import { decodeBody, parseJsonBody } from './http/parse-json-body.ts';
 
 /** Model requests only: listing receipts or models never eats a key's request budget. */
 async function enforceRateLimit(deps: GatewayDeps, key: ApiKeyRecord): Promise<void> {
@@ -67,14 +67,21 @@ export function buildApp(deps: GatewayDeps): FastifyInstance {
   // parser for every content type, refusing bodies nested deeper than any real request.
   app.removeContentTypeParser('application/json');
   const json = (_request: unknown, body: string | Buffer, done: (error: Error | null, value?: unknown) => void) => {
-    try {
-      done(null, parseJsonBody(body as string));
-    } catch (error) {
-      done(error as Error, undefined);
-    }
+    decodeBody(body as Buffer).then(
+      (text) => {
+        let parsed: unknown;
+        try {
+          parsed = parseJsonBody(text);
+        } catch (error) {
+          return done(error as Error, undefined);
+        }
+        done(null, parsed);
+      },
+      (error: Error) => done(error, undefined),
+    );
   };
-  app.addContentTypeParser('application/json', { parseAs: 'string' }, json);
-  app.addContentTypeParser('*', { parseAs: 'string' }, json);
+  app.addContentTypeParser('application/json', { parseAs: 'buffer' }, json);
+  app.addContentTypeParser('*', { parseAs: 'buffer' }, json);
 
   // Authenticate before the body is parsed, so a bad body from a valid key still gets its receipt.
   app.addHook('onRequest', async (request, reply) => {

@@ -2,7 +2,16 @@ import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { countTokens } from 'gpt-tokenizer/encoding/cl100k_base';
 import ranks from 'gpt-tokenizer/bpeRanks/cl100k_base';
-import { countingChunks, countTexts, LONGEST_TOKEN_TABLE, tokenizerWork, tokenLowerBound, utf8Bytes } from './text-token-count.ts';
+import {
+  countingChunks,
+  countTexts,
+  floorWeight,
+  floorWeights,
+  LONGEST_TOKEN_TABLE,
+  tokenizerWork,
+  tokenLowerBound,
+  utf8Bytes,
+} from './text-token-count.ts';
 
 const plain = (text: string) => countTokens(text, { disallowedSpecial: new Set() });
 
@@ -51,6 +60,12 @@ describe('bounds', () => {
       assert.ok(tokenLowerBound(text) > 0);
     });
   }
+});
+
+test('weighing a long text in slices gives the weight of the whole, surrogate pairs kept whole', async () => {
+  // 'a' then emoji: every 64 Ki-character slice boundary falls inside a surrogate pair.
+  const text = 'a' + '😀'.repeat(100_000);
+  assert.deepEqual(await floorWeights([text, 'short']), [floorWeight(text), floorWeight('short')]);
 });
 
 describe('counting in chunks', () => {

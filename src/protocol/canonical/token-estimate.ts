@@ -1,4 +1,4 @@
-import { countTexts, floorWeight, tokensOfWeight, utf8Bytes } from './text-token-count.ts';
+import { countTexts, floorWeights, tokensOfWeight, utf8Bytes } from './text-token-count.ts';
 import type { ChatRequest, ContentPart } from './chat-request.ts';
 
 /**
@@ -162,7 +162,7 @@ export async function inputFits(request: ChatRequest, model: TokenCountingModel,
   const room = limit - fixedTokens(measure, model);
   if (measure.textTokens !== undefined) return { fits: measure.textTokens <= room, tokens: measure.textTokens + limit - room, bound: false };
   if (measure.textBytes <= room) return { fits: true, tokens: measure.textBytes + limit - room, bound: true };
-  measure.textWeights ??= measure.texts.map(floorWeight);
+  measure.textWeights ??= await floorWeights(measure.texts);
   measure.textFloor ??= tokensOfWeight(measure.textWeights.reduce((sum, weight) => sum + weight, 0));
   if (measure.textFloor > room) return { fits: false, tokens: measure.textFloor + limit - room, bound: true };
   const counted = await countTexts(measure.texts, room, measure.textWeights);
