@@ -409,6 +409,24 @@ export function runStoreContract(name: string, makeStore: () => Promise<Store>):
           assert.deepEqual(await store.listAudit(DEFAULT_ACCOUNT_ID, 10), []);
         }));
 
+      test('funds never carry the balance past 2^53 - 1 nano-USD, even added at once', () =>
+        withStore(async (store) => {
+          await store.addFunds(DEFAULT_ACCOUNT_ID, 1_000_000_000_000, 'cli');
+          const room = Number.MAX_SAFE_INTEGER - 1_000_000_000_000;
+          await assert.rejects(store.addFunds(DEFAULT_ACCOUNT_ID, room + 1, 'cli'), RangeError);
+          // Two adds that each fit, together too much: exactly one lands.
+          const half = Math.floor(room / 2) + 1;
+          const results = await Promise.allSettled([
+            store.addFunds(DEFAULT_ACCOUNT_ID, half, 'cli'),
+            store.addFunds(DEFAULT_ACCOUNT_ID, half, 'cli'),
+          ]);
+          assert.deepEqual(results.map((result) => result.status).sort(), ['fulfilled', 'rejected']);
+          assert.equal(await store.getBalance(DEFAULT_ACCOUNT_ID), 1_000_000_000_000 + half);
+          const totals = await store.ledgerTotals(DEFAULT_ACCOUNT_ID);
+          assert.equal(totals.funds, 1_000_000_000_000 + half, 'the refused adds left no ledger entry');
+          assert.equal((await store.listAudit(DEFAULT_ACCOUNT_ID, 10)).length, 2);
+        }));
+
       test('a failed receipt write charges nothing', () =>
         withStore(async (store) => {
           await store.insertKey(sampleKey());

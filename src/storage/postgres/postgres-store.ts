@@ -131,7 +131,11 @@ export function createPostgresStore(url: string): Store {
       const at = new Date().toISOString();
       return database.transaction(async (client) => {
         // The account row first, as in placing a hold: one lock order.
-        const { balance_nano: balance } = (await database.first<{ balance_nano: number }>(statements.creditAccount(accountId, nano, at), client))!;
+        const { balance_text } = (await database.first<{ balance_text: string }>(statements.creditAccount(accountId, nano, at), client))!;
+        // Checked inside the transaction (as text: the sum may be past what a number holds), so two
+        // adds at once cannot both pass it. Throwing rolls back.
+        if (BigInt(balance_text) > BigInt(Number.MAX_SAFE_INTEGER)) throw new RangeError('funds: the balance may not pass 2^53 - 1 nano-USD');
+        const balance = Number(balance_text);
         await database.rows(statements.insertFunds(accountId, at, nano, note ?? null), client);
         await database.rows(statements.insertAudit(accountId, at, actor, 'funds.added', { amount: formatUsd(nano), note: note ?? null }), client);
         return balance;

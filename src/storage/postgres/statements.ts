@@ -44,7 +44,7 @@ export const statements = {
       'credit_account',
       `INSERT INTO accounts AS a (id, balance_nano, created_at) VALUES ($1, $2, $3)
        ON CONFLICT (id) DO UPDATE SET balance_nano = a.balance_nano + EXCLUDED.balance_nano
-       RETURNING balance_nano`,
+       RETURNING balance_nano::text AS balance_text`,
       [id, nano, at],
     ),
   balance: (accountId: string) => named('balance', 'SELECT balance_nano FROM accounts WHERE id = $1', [accountId]),

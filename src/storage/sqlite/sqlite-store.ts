@@ -147,6 +147,8 @@ export function createSqliteStore(path: string): Store {
     const at = new Date().toISOString();
     // The account row first: it may not exist yet, and the ledger entry refers to it.
     const balance = statements.creditAccount.get(accountId, nano, at)!;
+    // Checked inside the transaction: two adds at once cannot both pass it. Throwing rolls back.
+    if (!Number.isSafeInteger(balance)) throw new RangeError('funds: the balance may not pass 2^53 - 1 nano-USD');
     statements.insertFunds.run(accountId, at, nano, note);
     statements.insertAudit.run(accountId, at, actor, 'funds.added', JSON.stringify({ amount: formatUsd(nano), note }));
     return balance;
