@@ -68,3 +68,54 @@ describe('provider health: a failing candidate is cooled down, skipped, probed a
     assert.equal(upstreamCalls('alpha'), 1);
   });
 });
+
+describe('with Redis, a cool-down one gateway process saw is honoured by another', async () => {
+  const { connectTestRedis, reportRedisUnreachable, REDIS_TEST_URL } = await import('./helpers/redis-test-connection.ts');
+  const { Redis } = await import('ioredis');
+  const { COOL_DOWNS_KEY } = await import('../src/routing/cool-down-board.ts');
+  const connection = await connectTestRedis();
+  if (!(connection instanceof Redis)) {
+    reportRedisUnreachable('provider health through Redis', connection.unreachable);
+    return;
+  }
+  // A model id of this run only: other suites share the Redis server.
+  const model = `up/alpha-${process.pid}-${Date.now().toString(36)}`;
+  // The default cool-down (30 s) outlasts the test.
+  const config = (text: string) => text.replaceAll('up/alpha', model);
+  let first: Harness;
+  let second: Harness;
+  const redisUrl = process.env.REDIS_URL;
+  before(async () => {
+    // Gateways read REDIS_URL when they open their shared state.
+    process.env.REDIS_URL = REDIS_TEST_URL;
+    try {
+      first = await startHarness({ editConfig: config });
+      second = await startHarness({ editConfig: config });
+    } finally {
+      if (redisUrl === undefined) delete process.env.REDIS_URL;
+      else process.env.REDIS_URL = redisUrl;
+    }
+  });
+  after(async () => {
+    await first?.close();
+    await second?.close();
+    await connection.hdel(COOL_DOWNS_KEY, model);
+    connection.disconnect();
+  });
+
+  test('five failures in one process: the other skips the model within a second, without calling it', async () => {
+    first.fake.script('alpha', ...Array.from({ length: 5 }, () => ({ status: 500 })));
+    for (let index = 0; index < 5; index++) {
+      await first.post('/v1/chat/completions', { model: 'svc/fast', messages: [{ role: 'user', content: 'hi' }] });
+    }
+    await sleep(1_200);
+    const response = await second.post('/v1/chat/completions', { model: 'svc/fast', messages: [{ role: 'user', content: 'hi' }] });
+    assert.equal(response.headers.get('x-svc-model'), 'up/beta');
+    const receipt = (await (await second.get(`/v1/receipts/${response.headers.get('x-svc-receipt-id')}`)).json()) as {
+      attempts: Array<{ model: string; outcome: string; detail: string }>;
+    };
+    assert.deepEqual([receipt.attempts[0]!.model, receipt.attempts[0]!.outcome], [model, 'skipped']);
+    assert.match(receipt.attempts[0]!.detail, /5 consecutive failures/);
+    assert.equal(second.fake.requests.filter((request) => (request.body as { model?: string }).model === 'alpha').length, 0);
+  });
+});
