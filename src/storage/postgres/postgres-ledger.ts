@@ -1,12 +1,11 @@
 import type pg from 'pg';
 import { formatInstantNanos } from '../../lib/instant-nanos.ts';
-import { instantNanos } from '../receipt-order.ts';
 import { formatUsd } from '../../lib/money.ts';
 import { orphanReceipt, recoveredFixRunResult } from '../orphan-receipt.ts';
 import type { AccountSummary, HoldDecision, HoldRecord, HoldRefusal, ReceiptRecord } from '../records.ts';
 import type { PostgresDatabase } from './postgres-database.ts';
 import { type BatchedWrite, PostgresGroupCommit } from './postgres-group-commit.ts';
-import { holdFromRow, type HoldRow } from '../row-mapping.ts';
+import { holdFromRow, holdToRow, receiptToRow, type HoldRow } from '../row-mapping.ts';
 import { statements } from './statements.ts';
 
 const TOUCH_INTERVAL_MS = 5_000;
@@ -146,25 +145,7 @@ function decisionFrom(row: DecisionRow | undefined): HoldDecision {
 
 function holdWrite(hold: HoldRecord, dailyLimitNano: number | null, alone: () => Promise<HoldDecision>): BatchedWrite<HoldDecision> {
   return {
-    json: {
-      op: 'hold',
-      id: hold.id,
-      request_id: hold.requestId,
-      account_id: hold.accountId,
-      key_id: hold.keyId,
-      key_prefix: hold.keyPrefix,
-      endpoint: hold.endpoint,
-      stream: hold.stream,
-      requested_model: hold.requestedModel,
-      amount_nano: hold.amountNano,
-      day: hold.day,
-      month: hold.month,
-      created_at: hold.createdAt,
-      owner: hold.owner,
-      expires_at: hold.expiresAt,
-      daily_limit_nano: dailyLimitNano,
-      estimated_cost_nano: hold.estimatedCostNano ?? 0,
-    },
+    json: { op: 'hold', ...holdToRow(hold), daily_limit_nano: dailyLimitNano },
     fromBatch: (result) => decisionFrom(result as unknown as DecisionRow),
     alone,
   };
@@ -172,32 +153,7 @@ function holdWrite(hold: HoldRecord, dailyLimitNano: number | null, alone: () =>
 
 function receiptWrite(receipt: ReceiptRecord, touchKey: boolean, alone: () => Promise<string>): BatchedWrite<string> {
   return {
-    json: {
-      op: 'receipt',
-      id: receipt.id,
-      request_id: receipt.requestId,
-      account_id: receipt.accountId,
-      key_id: receipt.keyId,
-      key_prefix: receipt.keyPrefix,
-      created_at: receipt.createdAt,
-      status: receipt.status,
-      endpoint: receipt.endpoint,
-      stream: receipt.stream,
-      requested_model: receipt.requestedModel,
-      answering_model: receipt.answeringModel,
-      attempts: receipt.attempts,
-      usage: receipt.usage,
-      usage_estimated: receipt.usageEstimated,
-      prices: receipt.prices,
-      hold_nano: receipt.holdNano,
-      cost_nano: receipt.costNano,
-      latency_ms: receipt.latencyMs,
-      time_to_first_token_ms: receipt.timeToFirstTokenMs,
-      error_code: receipt.errorCode,
-      touch_key: touchKey,
-      warnings: receipt.warnings,
-      created_ns: instantNanos(receipt.createdAt).toString(),
-    },
+    json: { op: 'receipt', ...receiptToRow(receipt), touch_key: touchKey },
     fromBatch: (result) => String(result.created_ns),
     alone,
   };
