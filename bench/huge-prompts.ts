@@ -6,39 +6,12 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { hugePrompts } from '../test/helpers/huge-prompts.ts';
 import { startChild, stopAllChildren } from './children.ts';
 
 const SIZE = Number(process.env.BENCH_HUGE_MIB ?? 5) * 1024 * 1024;
 
-function seeded(seed: number): () => number {
-  let state = seed;
-  return () => {
-    state = (state * 1_103_515_245 + 12_345) % 2 ** 31;
-    return state / 2 ** 31;
-  };
-}
-
-function promptOf(pick: (next: () => number) => string): string {
-  const next = seeded(42);
-  const parts: string[] = [];
-  let bytes = 0;
-  while (bytes < SIZE) {
-    const piece = pick(next);
-    parts.push(piece);
-    bytes += Buffer.byteLength(piece);
-  }
-  return parts.join('');
-}
-
-const PROMPTS: Array<[string, () => string]> = [
-  ['one character', () => 'a'.repeat(SIZE)],
-  ['random code points', () => promptOf((next) => String.fromCodePoint(0x20 + Math.floor(next() * 0xd7d0)))],
-  ['emoji', () => promptOf((next) => String.fromCodePoint(0x1f300 + Math.floor(next() * 0x2ff)))],
-  ['CJK', () => promptOf((next) => String.fromCharCode(0x4e00 + Math.floor(next() * 20_000)))],
-  ['spaces and newlines', () => promptOf((next) => (next() < 0.5 ? ' ' : '\n'))],
-  ['spaces', () => ' '.repeat(SIZE)],
-  ['English', () => promptOf((next) => ['the ', 'gateway ', 'holds ', 'a ', 'worst ', 'case, ', 'then ', 'settles. '][Math.floor(next() * 8)]!)],
-];
+const PROMPTS = hugePrompts(SIZE);
 
 const directory = await mkdtemp(join(tmpdir(), 'bench-huge-'));
 try {
@@ -59,7 +32,7 @@ try {
 
   console.log(`| ${SIZE / 1024 / 1024} MiB prompt | model | status | answered in ms | gateway's longest event-loop stall meanwhile, ms (idle) |`);
   console.log('|---|---|---|---|---|');
-  for (const [name, make] of PROMPTS) {
+  for (const { name, make } of PROMPTS) {
     const content = make();
     for (const model of ['fast/echo', 'fast/vast']) {
       const body = JSON.stringify({ model, max_tokens: 10, messages: [{ role: 'user', content }] });

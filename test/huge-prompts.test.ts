@@ -3,6 +3,7 @@ import { after, before, describe, test } from 'node:test';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { tokenizerWork } from '../src/protocol/canonical/text-token-count.ts';
 import { startHarness, type Harness } from './helpers/gateway-harness.ts';
+import { hugePrompts } from './helpers/huge-prompts.ts';
 
 /**
  * Multi-megabyte prompts are decided on bounds (UTF-8 bytes above, a per-byte floor below) and a
@@ -12,37 +13,7 @@ import { startHarness, type Harness } from './helpers/gateway-harness.ts';
 
 const SIZE = 5 * 1024 * 1024;
 
-function seeded(seed: number): () => number {
-  let state = seed;
-  return () => {
-    state = (state * 1_103_515_245 + 12_345) % 2 ** 31;
-    return state / 2 ** 31;
-  };
-}
-
-/** About SIZE bytes of UTF-8 made of `pick`'s characters. */
-function promptOf(pick: (next: () => number) => string): string {
-  const next = seeded(42);
-  const parts: string[] = [];
-  let bytes = 0;
-  while (bytes < SIZE) {
-    const piece = pick(next);
-    parts.push(piece);
-    bytes += Buffer.byteLength(piece);
-  }
-  return parts.join('');
-}
-
-/** Each content, and whether it fits a 200K-token context (5 MiB of spaces is ~41K cl100k tokens). */
-const PROMPTS: Array<[string, () => string, boolean]> = [
-  ['one character', () => 'a'.repeat(SIZE), false],
-  ['random code points', () => promptOf((next) => String.fromCodePoint(0x20 + Math.floor(next() * 0xd7d0))), false],
-  ['emoji', () => promptOf((next) => String.fromCodePoint(0x1f300 + Math.floor(next() * 0x2ff))), false],
-  ['CJK', () => promptOf((next) => String.fromCharCode(0x4e00 + Math.floor(next() * 20_000))), false],
-  // Newlines are two bytes in JSON: this mix stays under the 8 MiB body limit.
-  ['spaces and newlines', () => promptOf((next) => (next() < 0.5 ? ' ' : '\n')), false],
-  ['spaces', () => ' '.repeat(SIZE), true],
-];
+const PROMPTS = hugePrompts(SIZE);
 
 // up/vast has room for any of them, so it admits them; the harness's other models have 200K tokens at most.
 const withVastModel = (text: string) =>
@@ -91,7 +62,7 @@ describe('a 5 MiB prompt of any content is decided on bounds, and other keys do 
     return { ...answer, ms: performance.now() - started, bystanderMs, tokenizedCharacters: tokenizerWork.characters - tokenized };
   }
 
-  for (const [name, make, fitsBest] of PROMPTS) {
+  for (const { name, make, fitsIn200K: fitsBest } of PROMPTS) {
     test(`${name}: refused where it cannot fit, admitted where it can, never tokenized whole`, async () => {
       const content = make();
       const body = (model: string) => JSON.stringify({ model, max_tokens: 10, messages: [{ role: 'user', content }] });
