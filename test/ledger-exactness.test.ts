@@ -1,24 +1,17 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { randomBytes } from 'node:crypto';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import pg from 'pg';
 import { issueApiKey } from '../src/auth/issue-api-key.ts';
 import { worstCaseCost } from '../src/billing/worst-case.ts';
-import { parseConfig } from '../src/config/load-config.ts';
 import { ModelCatalog } from '../src/routing/model-catalog.ts';
 import { parseChatCompletionRequest } from '../src/protocol/openai/parse-chat-request.ts';
-import { createPostgresStore } from '../src/storage/postgres/postgres-store.ts';
 import { DEFAULT_ACCOUNT_ID, type Store } from '../src/storage/store.ts';
-import { startFakeUpstream, type FakeUpstream } from './fake-upstream/fake-upstream.ts';
-import { harnessConfigText } from './helpers/gateway-harness.ts';
+import type { FakeUpstream } from './fake-upstream/fake-upstream.ts';
+import { startGatewayFleet, type GatewayFleet } from './helpers/gateway-fleet.ts';
 import { startGatewayProcess, type GatewayProcess } from './helpers/gateway-process.ts';
-import { PG_TEST_URL, postgresUnreachable, reportPostgresUnreachable, urlOnSchema } from './helpers/postgres-test-connection.ts';
+import { postgresUnreachable, reportPostgresUnreachable } from './helpers/postgres-test-connection.ts';
 
-const REDIS_URL = process.env.REDIS_TEST_URL ?? 'redis://127.0.0.1:6379';
 const body = { model: 'up/alpha', messages: [{ role: 'user', content: 'hello there' }], max_tokens: 1000 };
 const BURST = 500;
 
@@ -34,46 +27,22 @@ if (missing !== null) {
    * the balance's change to the nano-dollar; and a process killed mid-load losing nothing.
    */
   describe('ledger exactness: 500 parallel requests over three processes', () => {
-    const schema = `gw_exact_${randomBytes(5).toString('hex')}`;
-    const databaseUrl = urlOnSchema(schema);
-    const admin = new pg.Pool({ connectionString: urlOnSchema(schema), max: 1 });
-    let directory: string;
+    let fleet: GatewayFleet;
+    let admin: pg.Pool;
     let configPath: string;
+    let env: Record<string, string>;
     let fake: FakeUpstream;
     let store: Store;
     let gateways: GatewayProcess[] = [];
     let worst: number;
-    const env = { DATABASE_URL: databaseUrl, REDIS_URL };
 
     before(async () => {
-      const setup = new pg.Client({ connectionString: PG_TEST_URL });
-      await setup.connect();
-      await setup.query(`CREATE SCHEMA ${schema}`);
-      await setup.end();
-      fake = await startFakeUpstream();
-      directory = await mkdtemp(join(tmpdir(), 'gateway-exact-'));
-      const configText = `${harnessConfigText(fake.url, join(directory, 'unused.db'), 30_000)}\nlimits: { hold_ttl_seconds: 6, default_rate_limit_per_minute: 0 }\n`;
-      configPath = join(directory, 'gateway.yaml');
-      await writeFile(configPath, configText);
-      const config = parseConfig(configText, 'exactness');
-      worst = worstCaseCost(parseChatCompletionRequest(body).request, [new ModelCatalog(config).models.get('up/alpha')!]);
-      store = createPostgresStore(databaseUrl);
-      await store.migrate();
-      gateways = await Promise.all([
-        startGatewayProcess(configPath, env),
-        startGatewayProcess(configPath, env),
-        startGatewayProcess(configPath, env),
-      ]);
+      fleet = await startGatewayFleet({ name: 'exact', extraConfig: 'limits: { hold_ttl_seconds: 6, default_rate_limit_per_minute: 0 }' });
+      ({ fake, store, gateways, configPath, env, sql: admin } = fleet);
+      worst = worstCaseCost(parseChatCompletionRequest(body).request, [new ModelCatalog(fleet.config).models.get('up/alpha')!]);
     });
 
-    after(async () => {
-      await Promise.all(gateways.map((gateway) => gateway.stop('SIGKILL')));
-      await store?.close();
-      await fake?.close();
-      await admin.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`);
-      await admin.end();
-      await rm(directory, { recursive: true, force: true });
-    });
+    after(() => fleet?.close());
 
     const post = (gateway: GatewayProcess, key: string) =>
       fetch(`${gateway.url}/v1/chat/completions`, {

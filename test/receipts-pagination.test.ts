@@ -1,23 +1,16 @@
 import assert from 'node:assert/strict';
-import { randomBytes } from 'node:crypto';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { after, before, describe, test } from 'node:test';
-import pg from 'pg';
 import { privateKeyToAccount } from 'viem/accounts';
 import { issueApiKey } from '../src/auth/issue-api-key.ts';
 import { NANO_PER_USD } from '../src/lib/money.ts';
-import { createPostgresStore } from '../src/storage/postgres/postgres-store.ts';
-import { DEFAULT_ACCOUNT_ID, type Store } from '../src/storage/store.ts';
-import { startFakeUpstream, type FakeUpstream } from './fake-upstream/fake-upstream.ts';
+import { DEFAULT_ACCOUNT_ID } from '../src/storage/store.ts';
 import { consoleClient, json } from './helpers/console-client.ts';
-import { harnessConfigText, startHarness, type Harness } from './helpers/gateway-harness.ts';
-import { startGatewayProcess, type GatewayProcess } from './helpers/gateway-process.ts';
-import { PG_TEST_URL, postgresUnreachable, reportPostgresUnreachable, urlOnSchema } from './helpers/postgres-test-connection.ts';
+import { startHarness, type Harness } from './helpers/gateway-harness.ts';
+import type { GatewayProcess } from './helpers/gateway-process.ts';
+import { postgresUnreachable, reportPostgresUnreachable } from './helpers/postgres-test-connection.ts';
+import { startGatewayFleet, type GatewayFleet } from './helpers/gateway-fleet.ts';
 
-const REDIS_URL = process.env.REDIS_TEST_URL ?? 'redis://127.0.0.1:6379';
 const owner = privateKeyToAccount('0x59c6995e998f97a5a0044966f0945389dc9e86dae88c7a8412f4603b6b78690d');
 
 interface Listed {
@@ -135,41 +128,22 @@ if (missing !== null) {
   reportPostgresUnreachable('receipts pagination across processes', missing);
 } else {
   describe('receipts of one millisecond, paged with before alone (three processes on PostgreSQL)', () => {
-    const schema = `gw_pages_${randomBytes(5).toString('hex')}`;
-    const databaseUrl = urlOnSchema(schema);
-    const admin = new pg.Pool({ connectionString: PG_TEST_URL, max: 1 });
-    let directory: string;
-    let fake: FakeUpstream;
-    let store: Store;
+    let fleet: GatewayFleet;
     let gateways: GatewayProcess[] = [];
     let key: string;
 
     before(async () => {
-      await admin.query(`CREATE SCHEMA ${schema}`);
-      fake = await startFakeUpstream();
-      directory = await mkdtemp(join(tmpdir(), 'gateway-pages-'));
-      const configPath = join(directory, 'gateway.yaml');
-      await writeFile(configPath, harnessConfigText(fake.url, join(directory, 'unused.db'), 30_000));
-      store = createPostgresStore(databaseUrl);
-      await store.migrate();
-      await store.addFunds(DEFAULT_ACCOUNT_ID, 100 * NANO_PER_USD, 'test');
-      ({ key } = await issueApiKey(store, { name: 'pages', rateLimitPerMinute: 100_000 }));
-      const env = { DATABASE_URL: databaseUrl, REDIS_URL };
-      gateways = await Promise.all([
-        startGatewayProcess(configPath, env),
-        startGatewayProcess(configPath, env),
-        startGatewayProcess(configPath, env),
-      ]);
+      fleet = await startGatewayFleet({
+        name: 'pages',
+        prepare: async (ready) => {
+          await ready.addFunds(DEFAULT_ACCOUNT_ID, 100 * NANO_PER_USD, 'test');
+          ({ key } = await issueApiKey(ready, { name: 'pages', rateLimitPerMinute: 100_000 }));
+        },
+      });
+      ({ gateways } = fleet);
     });
 
-    after(async () => {
-      await Promise.all(gateways.map((gateway) => gateway.stop('SIGKILL')));
-      await store?.close();
-      await fake?.close();
-      await admin.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`);
-      await admin.end();
-      await rm(directory, { recursive: true, force: true });
-    });
+    after(() => fleet?.close());
 
     test('300 requests at once over three processes: every receipt listed once, has_more exact, from any process', async () => {
       const written = await burst(300, (index, body) =>

@@ -1,26 +1,18 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import pg from 'pg';
 import { issueApiKey } from '../src/auth/issue-api-key.ts';
 import { worstCaseCost } from '../src/billing/worst-case.ts';
-import { parseConfig } from '../src/config/load-config.ts';
 import { ModelCatalog } from '../src/routing/model-catalog.ts';
 import { parseChatCompletionRequest } from '../src/protocol/openai/parse-chat-request.ts';
-import { createPostgresStore } from '../src/storage/postgres/postgres-store.ts';
-import { PG_TEST_URL, postgresUnreachable, reportPostgresUnreachable, urlOnSchema } from './helpers/postgres-test-connection.ts';
+import { postgresUnreachable, reportPostgresUnreachable } from './helpers/postgres-test-connection.ts';
 import { DEFAULT_ACCOUNT_ID, type Store } from '../src/storage/store.ts';
-import { startFakeUpstream, type FakeUpstream } from './fake-upstream/fake-upstream.ts';
-import { harnessConfigText } from './helpers/gateway-harness.ts';
+import type { FakeUpstream } from './fake-upstream/fake-upstream.ts';
 import { buildServer } from './helpers/build-server.ts';
-import { startGatewayProcess, type GatewayProcess } from './helpers/gateway-process.ts';
+import type { GatewayProcess } from './helpers/gateway-process.ts';
+import { startGatewayFleet, type GatewayFleet } from './helpers/gateway-fleet.ts';
 
-const REDIS_URL = process.env.REDIS_TEST_URL ?? 'redis://127.0.0.1:6379';
 const body = { model: 'up/alpha', messages: [{ role: 'user', content: 'hello there' }], max_tokens: 1000 };
 
 const missing = await postgresUnreachable();
@@ -29,10 +21,7 @@ if (missing !== null) {
   reportPostgresUnreachable('scale-out', missing);
 } else {
   describe('several gateway processes on one PostgreSQL', () => {
-    const schema = `gw_scale_${randomBytes(5).toString('hex')}`;
-    const databaseUrl = urlOnSchema(schema);
-    const admin = new pg.Pool({ connectionString: PG_TEST_URL, max: 1 });
-    let directory: string;
+    let fleet: GatewayFleet;
     let fake: FakeUpstream;
     let store: Store;
     let gateways: GatewayProcess[] = [];
@@ -40,32 +29,12 @@ if (missing !== null) {
 
     before(async () => {
       buildServer(); // the CLI below runs the compiled build (bin/gateway.js)
-      await admin.query(`CREATE SCHEMA ${schema}`);
-      fake = await startFakeUpstream();
-      directory = await mkdtemp(join(tmpdir(), 'gateway-scale-'));
-      const configText = `${harnessConfigText(fake.url, join(directory, 'unused.db'), 30_000)}\nlimits: { hold_ttl_seconds: 6 }\n`;
-      const configPath = join(directory, 'gateway.yaml');
-      await writeFile(configPath, configText);
-      const config = parseConfig(configText, 'scale-out');
-      worst = worstCaseCost(parseChatCompletionRequest(body).request, [new ModelCatalog(config).models.get('up/alpha')!]);
-      store = createPostgresStore(databaseUrl);
-      await store.migrate();
-      const env = { DATABASE_URL: databaseUrl, REDIS_URL };
-      gateways = await Promise.all([
-        startGatewayProcess(configPath, env),
-        startGatewayProcess(configPath, env),
-        startGatewayProcess(configPath, env),
-      ]);
+      fleet = await startGatewayFleet({ name: 'scale', extraConfig: 'limits: { hold_ttl_seconds: 6 }' });
+      ({ fake, store, gateways } = fleet);
+      worst = worstCaseCost(parseChatCompletionRequest(body).request, [new ModelCatalog(fleet.config).models.get('up/alpha')!]);
     });
 
-    after(async () => {
-      await Promise.all(gateways.map((gateway) => gateway.stop('SIGKILL')));
-      await store?.close();
-      await fake?.close();
-      await admin.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`);
-      await admin.end();
-      await rm(directory, { recursive: true, force: true });
-    });
+    after(() => fleet?.close());
 
     const post = (gateway: GatewayProcess, key: string) =>
       fetch(`${gateway.url}/v1/chat/completions`, {
@@ -122,7 +91,7 @@ if (missing !== null) {
       const { key, record } = await issueApiKey(store, { name: 'revoked' });
       for (const gateway of gateways) assert.equal((await post(gateway, key)).status, 200, 'warm the key cache everywhere');
       const cli = spawnSync(process.execPath, ['bin/gateway.js', 'keys', 'revoke', record.prefix], {
-        env: { ...process.env, DATABASE_URL: databaseUrl, REDIS_URL },
+        env: { ...process.env, ...fleet.env },
         encoding: 'utf8',
       });
       assert.equal(cli.status, 0, cli.stderr);
