@@ -201,7 +201,7 @@ export function runProviderContract(subject: ContractSubject): void {
 
     test('a stream read to its end releases the connection for the next call', async () => {
       server.reply(sseReply(textChunks()), sseReply(textChunks()), jsonReply(fixture(`${subject.text.json}.json`)));
-      // undici frees a connection on the turn after the body ends; a call in the same turn opens another.
+      // The pool frees a connection on the turn after the body ends; a call in the same turn opens another.
       const nextTurn = () => new Promise((resolve) => setImmediate(resolve));
       await collectParts(provider.stream(contractCall(model)));
       await nextTurn();

@@ -1,24 +1,45 @@
-import { Agent, request, errors, type Dispatcher } from 'undici';
+import http, { type IncomingHttpHeaders, type IncomingMessage } from 'node:http';
+import https from 'node:https';
 import type { ProviderConfig } from '../config/schema.ts';
 import { ProviderError, failureFromStatus, parseRetryAfter } from './provider-error.ts';
 
-/** A keep-alive pool per provider; timeouts apply to headers and to each gap in the body. */
-export function createUpstreamAgent(config: ProviderConfig): Agent {
-  return new Agent({
-    connections: config.connections,
-    headersTimeout: config.timeoutMs,
-    bodyTimeout: config.timeoutMs,
-    keepAliveTimeout: 30_000,
-  });
+/**
+ * Keep-alive connection pools of one provider (node:http; https when its base URL is). Node's own
+ * client: undici held about 10 MiB more at start and 30 MiB more under load, for no less CPU.
+ */
+export interface UpstreamPool {
+  readonly timeoutMs: number;
+  agentFor(url: URL): http.Agent;
+  /** Closes idle and busy connections; the gateway calls it once requests have drained. */
+  close(): Promise<void>;
+}
+
+/** A keep-alive pool per provider; the timeout applies to the connection, the headers and each gap in the body. */
+export function createUpstreamAgent(config: ProviderConfig): UpstreamPool {
+  // Idle connections close after 30 s of silence, before most servers drop them.
+  const options = { keepAlive: true, maxSockets: config.connections, timeout: 30_000, scheduling: 'lifo' as const };
+  let plain: http.Agent | undefined;
+  let secure: https.Agent | undefined;
+  return {
+    timeoutMs: config.timeoutMs,
+    agentFor: (url) => (url.protocol === 'https:' ? (secure ??= new https.Agent(options)) : (plain ??= new http.Agent(options))),
+    close: async () => {
+      plain?.destroy();
+      secure?.destroy();
+    },
+  };
+}
+
+/** The provider went quiet for longer than its timeout (no connection, no headers, or a gap in the body). */
+class UpstreamTimeout extends Error {
+  override readonly name = 'UpstreamTimeout';
 }
 
 /** A transport-level failure (or our own abort) as a ProviderError. */
 export function transportFailure(error: unknown, signal: AbortSignal): ProviderError {
   if (error instanceof ProviderError) return error;
   if (signal.aborted) return new ProviderError('cancelled', 'the request was cancelled');
-  if (error instanceof errors.HeadersTimeoutError || error instanceof errors.BodyTimeoutError || error instanceof errors.ConnectTimeoutError) {
-    return new ProviderError('timeout', 'the provider did not answer in time');
-  }
+  if (error instanceof UpstreamTimeout) return new ProviderError('timeout', 'the provider did not answer in time');
   const code = (error as { code?: string }).code ?? (error as Error).name;
   return new ProviderError('unavailable', `connection to the provider failed (${code})`);
 }
@@ -52,49 +73,83 @@ function secretsIn(headers: Record<string, string>): string[] {
   return Object.values(headers).map((value) => value.replace(/^Bearer\s+/i, ''));
 }
 
+/** A 2xx answer whose body is still to be read. */
+export interface UpstreamResponse {
+  statusCode: number;
+  headers: IncomingHttpHeaders;
+  body: IncomingMessage;
+}
+
+/** Sends the request; resolves with the response once its headers arrived. */
+function send(pool: UpstreamPool, url: URL, headers: Record<string, string>, text: string, signal: AbortSignal): Promise<IncomingMessage> {
+  return new Promise((resolve, reject) => {
+    const request = (url.protocol === 'https:' ? https : http).request(url, {
+      method: 'POST',
+      agent: pool.agentFor(url),
+      headers: { 'content-type': 'application/json', ...headers, 'content-length': Buffer.byteLength(text) },
+      signal,
+    });
+    let response: IncomingMessage | undefined;
+    request.setTimeout(pool.timeoutMs, () => {
+      const timeout = new UpstreamTimeout('the provider did not answer in time');
+      // Once the headers came, the error belongs to the body being read.
+      response?.destroy(timeout);
+      request.destroy(timeout);
+    });
+    request.on('error', reject);
+    request.on('response', (answer) => {
+      response = answer;
+      resolve(answer);
+    });
+    request.end(text);
+  });
+}
+
+/** The whole body as text. */
+async function readText(body: IncomingMessage): Promise<string> {
+  const pieces: Buffer[] = [];
+  for await (const piece of body) pieces.push(piece as Buffer);
+  return Buffer.concat(pieces).toString('utf8');
+}
+
 /**
  * POST a JSON body upstream. Resolves with a 2xx response; every other outcome is thrown as
  * a ProviderError carrying the provider's message (never our credentials).
  */
 export async function postJson(
-  agent: Agent,
-  url: string,
+  pool: UpstreamPool,
+  url: URL,
   headers: Record<string, string>,
   body: unknown,
   signal: AbortSignal,
-): Promise<Dispatcher.ResponseData> {
-  let response: Dispatcher.ResponseData;
+): Promise<UpstreamResponse> {
+  let response: IncomingMessage;
   try {
-    response = await request(url, {
-      method: 'POST',
-      dispatcher: agent,
-      headers: { 'content-type': 'application/json', ...headers },
-      body: JSON.stringify(body),
-      signal,
-    });
+    response = await send(pool, url, headers, JSON.stringify(body), signal);
   } catch (error) {
     throw transportFailure(error, signal);
   }
-  if (response.statusCode >= 200 && response.statusCode < 300) return response;
+  const statusCode = response.statusCode ?? 0;
+  if (statusCode >= 200 && statusCode < 300) return { statusCode, headers: response.headers, body: response };
   let text = '';
   try {
-    text = await response.body.text();
+    text = await readText(response);
   } catch {
     // The body is only for the message.
   }
   throw new ProviderError(
-    failureFromStatus(response.statusCode),
-    `HTTP ${response.statusCode}: ${redactSecrets(providerMessage(text), secretsIn(headers))}`,
-    response.statusCode,
+    failureFromStatus(statusCode),
+    `HTTP ${statusCode}: ${redactSecrets(providerMessage(text), secretsIn(headers))}`,
+    statusCode,
     parseRetryAfter(response.headers['retry-after']),
   );
 }
 
 /** Read a whole JSON body, classifying failures. */
-export async function readJson(response: Dispatcher.ResponseData, signal: AbortSignal): Promise<unknown> {
+export async function readJson(response: UpstreamResponse, signal: AbortSignal): Promise<unknown> {
   let text: string;
   try {
-    text = await response.body.text();
+    text = await readText(response.body);
   } catch (error) {
     throw transportFailure(error, signal);
   }
@@ -106,10 +161,27 @@ export async function readJson(response: Dispatcher.ResponseData, signal: AbortS
 }
 
 /** The response body as an async iterable of chunks, with transport failures classified. */
-export async function* bodyChunks(response: Dispatcher.ResponseData, signal: AbortSignal): AsyncGenerator<Uint8Array> {
+export async function* bodyChunks(response: UpstreamResponse, signal: AbortSignal): AsyncGenerator<Uint8Array> {
   try {
     for await (const chunk of response.body) yield chunk as Uint8Array;
   } catch (error) {
     throw transportFailure(error, signal);
   }
+}
+
+/**
+ * Closes the upstream connection when the body was not read to its end (an error, a consumer
+ * that stopped early); once it was, the connection goes back to the pool for the next call.
+ */
+export function discardBody(response: UpstreamResponse): void {
+  const body = response.body;
+  if (body.readableEnded) return;
+  // Every byte arrived but some were left unread: reading them frees the connection.
+  if (body.complete) {
+    body.resume();
+    return;
+  }
+  // An early close is reported as an 'error' event that nobody is left to hear.
+  body.on('error', () => {});
+  body.destroy();
 }

@@ -141,7 +141,8 @@ describe('generate', () => {
     await collect(provider.stream(call()));
     await provider.generate(call());
     assert.equal(fake.requests.length, 4);
-    assert.equal(fake.connectionCount, 1);
+    // At most one new connection: the one an earlier test left in the pool may serve them all.
+    assert.ok(fake.connectionCount <= 1, `${fake.connectionCount} new connections for 4 calls`);
   });
 
   test("sends the client's betas beside the configured ones", async () => {
@@ -311,7 +312,6 @@ describe('timeouts and cancellation', () => {
   });
 
   test('a stream that stalls longer than timeout_ms between pieces -> timeout after the parts so far', async () => {
-    // undici checks body timeouts on ~1 s ticks, so the stall must be well past the 300 ms limit.
     fake.script(UPSTREAM, { text: 'abc', chunkSize: 3, chunkDelayMs: 2_500 });
     const { parts, error } = await collect(slow.stream(call()));
     assert.equal(error?.failure, 'timeout');

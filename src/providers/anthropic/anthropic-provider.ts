@@ -3,7 +3,7 @@ import type { ChatResult } from '../../protocol/canonical/chat-result.ts';
 import type { StreamPart } from '../../protocol/canonical/stream-part.ts';
 import type { ProviderAdapter, ProviderCall } from '../provider.ts';
 import { parseSse } from '../sse/parse-sse.ts';
-import { bodyChunks, createUpstreamAgent, postJson, readJson } from '../upstream-http.ts';
+import { bodyChunks, createUpstreamAgent, discardBody, postJson, readJson } from '../upstream-http.ts';
 import type { AnthropicMessagesBody } from './anthropic-api-types.ts';
 import { convertFromAnthropicEvents } from './convert-from-anthropic-events.ts';
 import { convertFromAnthropicMessage } from './convert-from-anthropic-message.ts';
@@ -25,7 +25,7 @@ export function createAnthropicProvider(config: ProviderConfig): ProviderAdapter
   if (config.kind !== 'anthropic') throw new Error(`provider "${config.id}": kind is ${config.kind}, not anthropic`);
   if (!config.baseUrl) throw new Error(`provider "${config.id}": base_url is required, e.g. https://api.anthropic.com`);
   const agent = createUpstreamAgent(config);
-  const url = `${config.baseUrl}/v1/messages`;
+  const url = new URL(`${config.baseUrl}/v1/messages`);
   const headers: Record<string, string> = {
     'anthropic-version': ANTHROPIC_VERSION,
     ...(config.apiKey ? { 'x-api-key': config.apiKey } : {}),
@@ -57,9 +57,7 @@ export function createAnthropicProvider(config: ProviderConfig): ProviderAdapter
       throw toProviderError(error, call.signal);
     } finally {
       // Closes the upstream connection when the consumer stopped early; a no-op once the body was read.
-      // undici reports an early close as an 'error' event that nobody is left to hear.
-      response.body.on('error', () => {});
-      response.body.destroy();
+      discardBody(response);
     }
   }
 

@@ -3,7 +3,7 @@ import type { ChatResult } from '../../protocol/canonical/chat-result.ts';
 import type { StreamPart } from '../../protocol/canonical/stream-part.ts';
 import type { ProviderAdapter, ProviderCall } from '../provider.ts';
 import { parseSse } from '../sse/parse-sse.ts';
-import { bodyChunks, createUpstreamAgent, postJson, readJson, transportFailure } from '../upstream-http.ts';
+import { bodyChunks, createUpstreamAgent, discardBody, postJson, readJson, transportFailure } from '../upstream-http.ts';
 import { convertFromOpenAIChunks } from './convert-from-openai-chunks.ts';
 import { convertFromOpenAIResponse } from './convert-from-openai-response.ts';
 import { convertToOpenAIRequest } from './convert-to-openai-request.ts';
@@ -13,7 +13,7 @@ import { parseOpenAIChunks } from './parse-openai-chunks.ts';
 /** Any server speaking OpenAI chat completions: OpenAI, vLLM, Ollama, llama.cpp, Groq, Together, OpenRouter... */
 export function createOpenAICompatibleProvider(config: ProviderConfig): ProviderAdapter {
   const agent = createUpstreamAgent(config);
-  const url = `${config.baseUrl}/chat/completions`;
+  const url = new URL(`${config.baseUrl}/chat/completions`);
   const headers: Record<string, string> = { ...config.headers };
   if (config.apiKey) headers.authorization = `Bearer ${config.apiKey}`;
 
@@ -36,9 +36,7 @@ export function createOpenAICompatibleProvider(config: ProviderConfig): Provider
     } finally {
       // Closes the upstream connection on every early exit (an error, the consumer's return());
       // a no-op once the body was read to its end, which keeps the connection for reuse.
-      // undici reports an early close as an 'error' event that nobody is left to hear.
-      response.body.on('error', () => {});
-      response.body.destroy();
+      discardBody(response);
     }
   }
 
