@@ -175,7 +175,9 @@ async function streamAnswer<Parsed extends ParsedChat>(turn: ChatTurn<Parsed>): 
     let part = opened.first;
     while (part.type !== 'finish') {
       answer.forwarded(part);
-      await writer.write(encoder.part(part));
+      // Awaited only when the client reads slower than we write: no promise per part otherwise.
+      const drained = writer.write(encoder.part(part));
+      if (drained) await drained;
       const next = await opened.rest.next();
       if (next.done) throw new ProviderError('unavailable', 'the provider stream ended before it finished');
       part = next.value;

@@ -19,10 +19,11 @@ export class SseWriter {
     return this.response.destroyed || this.response.writableEnded;
   }
 
-  async write(text: string): Promise<void> {
-    if (text === '' || this.closed) return;
-    if (this.response.write(text)) return;
-    await new Promise<void>((resolve) => {
+  /** Undefined when the event is on its way; else a promise of the moment the client drained it. */
+  write(text: string): Promise<void> | undefined {
+    if (text === '' || this.closed) return undefined;
+    if (this.response.write(text)) return undefined;
+    return new Promise<void>((resolve) => {
       const done = () => {
         this.response.off('drain', done).off('close', done);
         resolve();

@@ -8,43 +8,39 @@ import { usageOf } from './parse-openai-usage.ts';
 import { readOpenAIMessage } from './read-openai-message.ts';
 
 /**
- * chat.completion.chunk objects -> canonical parts, ending with exactly one `finish`. The
+ * chat.completion.chunk objects -> canonical parts: `accept` each chunk, then exactly one `finish`. The
  * finish waits for the end of the stream: OpenAI (with include_usage), Ollama and OpenRouter
  * send usage in a chunk after the one with finish_reason. A stream that ends without a
  * finish_reason was cut short and throws unavailable.
  * https://platform.openai.com/docs/api-reference/chat-streaming/streaming
  */
-export async function* convertFromOpenAIChunks(chunks: AsyncIterable<OpenAIChatCompletion>): AsyncGenerator<StreamPart> {
-  const state = new OpenAIStreamState();
-  for await (const chunk of chunks) yield* state.accept(chunk);
-  yield state.finish();
-}
-
-/** What the converter remembers between chunks. */
-class OpenAIStreamState {
+export class OpenAIStreamState {
   private finishReason: string | null = null;
   private usage: Usage | null = null;
   // Upstream tool-call key -> canonical index; calls are numbered 0, 1, ... in order of appearance.
   private readonly toolIndexes = new Map<string, number>();
   private lastToolKey: string | undefined;
 
-  *accept(chunk: OpenAIChatCompletion): Generator<StreamPart> {
+  /** The parts one chunk carries (none for a usage-only chunk), in order. */
+  accept(chunk: OpenAIChatCompletion): StreamPart[] {
+    const parts: StreamPart[] = [];
     const usage = usageOf(chunk);
     if (usage) this.usage = usage;
     // Azure's first chunk (prompt filter results) and the usage chunk have no choices.
     const choice = firstChoice(chunk.choices);
-    if (!choice) return;
+    if (!choice) return parts;
     const delta = isRecord(choice.delta) ? choice.delta : {};
     const { text, reasoning } = readOpenAIMessage(delta);
-    if (reasoning) yield { type: 'reasoning-delta', text: reasoning };
-    if (text) yield { type: 'text-delta', text };
+    if (reasoning) parts.push({ type: 'reasoning-delta', text: reasoning });
+    if (text) parts.push({ type: 'text-delta', text });
     if (Array.isArray(delta.tool_calls)) {
-      for (const call of delta.tool_calls) if (isRecord(call)) yield* this.toolCall(call);
+      for (const call of delta.tool_calls) if (isRecord(call)) this.toolCall(call, parts);
     }
     if (typeof choice.finish_reason === 'string' && choice.finish_reason !== '') this.finishReason = choice.finish_reason;
+    return parts;
   }
 
-  private *toolCall(call: OpenAIToolCall): Generator<StreamPart> {
+  private toolCall(call: OpenAIToolCall, parts: StreamPart[]): void {
     const id = typeof call.id === 'string' && call.id !== '' ? call.id : undefined;
     const key = this.keyOf(call, id);
     let index = this.toolIndexes.get(key);
@@ -52,11 +48,11 @@ class OpenAIStreamState {
       index = this.toolIndexes.size;
       this.toolIndexes.set(key, index);
       const name = typeof call.function?.name === 'string' ? call.function.name : '';
-      yield { type: 'tool-call-start', index, id: id ?? `call_${index}`, name };
+      parts.push({ type: 'tool-call-start', index, id: id ?? `call_${index}`, name });
     }
     this.lastToolKey = key;
     const args = call.function?.arguments;
-    if (typeof args === 'string' && args !== '') yield { type: 'tool-call-delta', index, argumentsDelta: args };
+    if (typeof args === 'string' && args !== '') parts.push({ type: 'tool-call-delta', index, argumentsDelta: args });
   }
 
   /**

@@ -2,13 +2,13 @@ import type { ProviderConfig } from '../../config/schema.ts';
 import type { ChatResult } from '../../protocol/canonical/chat-result.ts';
 import type { StreamPart } from '../../protocol/canonical/stream-part.ts';
 import type { ProviderAdapter, ProviderCall } from '../provider.ts';
-import { parseSse } from '../sse/parse-sse.ts';
+import { SseDecoder, type SseEvent } from '../sse/parse-sse.ts';
 import { bodyChunks, createUpstreamAgent, discardBody, postJson, readJson, transportFailure } from '../upstream-http.ts';
-import { convertFromOpenAIChunks } from './convert-from-openai-chunks.ts';
+import { OpenAIStreamState } from './convert-from-openai-chunks.ts';
 import { convertFromOpenAIResponse } from './convert-from-openai-response.ts';
 import { convertToOpenAIRequest } from './convert-to-openai-request.ts';
 import { invalidResponse } from './map-openai-error.ts';
-import { parseOpenAIChunks } from './parse-openai-chunks.ts';
+import { OpenAIChunkReader } from './parse-openai-chunks.ts';
 
 /** Any server speaking OpenAI chat completions: OpenAI, vLLM, Ollama, llama.cpp, Groq, Together, OpenRouter... */
 export function createOpenAICompatibleProvider(config: ProviderConfig): ProviderAdapter {
@@ -29,7 +29,21 @@ export function createOpenAICompatibleProvider(config: ProviderConfig): Provider
       // A server that ignored `stream: true` answers with one JSON body; that is not a stream.
       const contentType = String(response.headers['content-type'] ?? '');
       if (contentType.includes('application/json')) throw invalidResponse(`expected text/event-stream, got ${contentType}`);
-      yield* convertFromOpenAIChunks(parseOpenAIChunks(parseSse(bodyChunks(response, call.signal))));
+      // Bytes -> events -> chunks -> parts as synchronous stages of one loop: a promise per
+      // upstream read, not one per stage and event (4 of them per part before).
+      const events = new SseDecoder();
+      const chunks = new OpenAIChunkReader();
+      const state = new OpenAIStreamState();
+      // Lazily: parts before a failing event still reach the client before the failure.
+      function* partsOf(completed: SseEvent[]): Generator<StreamPart> {
+        for (const event of completed) {
+          const chunk = chunks.read(event);
+          if (chunk) yield* state.accept(chunk);
+        }
+      }
+      for await (const bytes of bodyChunks(response, call.signal)) for (const part of partsOf(events.push(bytes))) yield part;
+      for (const part of partsOf(events.finish())) yield part;
+      yield state.finish();
     } catch (error) {
       // The caller's own abort wins over whatever the pipeline made of it.
       throw call.signal.aborted ? transportFailure(error, call.signal) : error;

@@ -3,18 +3,20 @@ import { isRecord, type OpenAIChatCompletion } from './openai-api-types.ts';
 import { invalidResponse, providerFailedError } from './map-openai-error.ts';
 
 /**
- * SSE events -> chat.completion.chunk objects, up to `data: [DONE]`. Keeps reading after it:
+ * SSE events -> chat.completion.chunk objects, one at a time, up to `data: [DONE]`. Keeps reading after it:
  * draining the body is what lets the keep-alive connection be reused. An `event: error`
  * (and any chunk carrying `error`) ends the stream as a provider failure.
  * https://platform.openai.com/docs/api-reference/chat-streaming
  */
-export async function* parseOpenAIChunks(events: AsyncIterable<SseEvent>): AsyncGenerator<OpenAIChatCompletion> {
-  let done = false;
-  for await (const event of events) {
-    if (done) continue;
+export class OpenAIChunkReader {
+  private done = false;
+
+  /** The chunk an event carries; undefined for [DONE] and whatever follows it. Throws a provider failure. */
+  read(event: SseEvent): OpenAIChatCompletion | undefined {
+    if (this.done) return undefined;
     if (event.data === '[DONE]') {
-      done = true;
-      continue;
+      this.done = true;
+      return undefined;
     }
     let payload: unknown;
     try {
@@ -26,6 +28,6 @@ export async function* parseOpenAIChunks(events: AsyncIterable<SseEvent>): Async
     const chunk = payload as OpenAIChatCompletion;
     if (chunk.error) throw providerFailedError(chunk.error);
     if (event.event === 'error') throw providerFailedError(payload as { message?: unknown });
-    yield chunk;
+    return chunk;
   }
 }

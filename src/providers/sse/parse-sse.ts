@@ -15,17 +15,36 @@ export interface SseEvent {
  * because a connection that died mid-event must not pass for a complete one.
  */
 export async function* parseSse(chunks: AsyncIterable<Uint8Array | string>): AsyncGenerator<SseEvent> {
-  const lines = new LineSplitter();
-  const builder = new EventBuilder();
-  for await (const chunk of chunks) {
-    for (const line of lines.push(chunk)) {
-      const event = builder.addLine(line);
-      if (event) yield event;
-    }
+  const decoder = new SseDecoder();
+  for await (const chunk of chunks) yield* decoder.push(chunk);
+  yield* decoder.finish();
+}
+
+/**
+ * The same parser as a synchronous stage: bytes in, the events they complete out. Adapters
+ * run it inside their one stream loop, so an event costs no promise of its own.
+ */
+export class SseDecoder {
+  private readonly lines = new LineSplitter();
+  private readonly builder = new EventBuilder();
+
+  /** The events completed by this chunk (often several: one upstream read carries many). */
+  push(chunk: Uint8Array | string): SseEvent[] {
+    return this.dispatch(this.lines.push(chunk));
   }
-  for (const line of lines.finish()) {
-    const event = builder.addLine(line);
-    if (event) yield event;
+
+  /** Once the source ended: events completed by its last bytes. */
+  finish(): SseEvent[] {
+    return this.dispatch(this.lines.finish());
+  }
+
+  private dispatch(lines: string[]): SseEvent[] {
+    const events: SseEvent[] = [];
+    for (const line of lines) {
+      const event = this.builder.addLine(line);
+      if (event) events.push(event);
+    }
+    return events;
   }
 }
 
