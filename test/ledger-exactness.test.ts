@@ -24,7 +24,8 @@ if (missing !== null) {
    * The ledger's promises under load, across three real processes sharing PostgreSQL and Redis
    * (each gathering its holds and settlements into batches): no overspend of the balance, a
    * key's daily limit or the monthly budget; a receipt for every request; receipts summing to
-   * the balance's change to the nano-dollar; and a process killed mid-load losing nothing.
+   * the balance's change to the nano-dollar; and a process killed mid-load losing nothing, its
+   * holds and its balance lease recovered by a survivor.
    */
   describe('ledger exactness: 500 parallel requests over three processes', () => {
     let fleet: GatewayFleet;
@@ -138,7 +139,8 @@ if (missing !== null) {
     });
 
     test('a process killed with SIGKILL mid-load: a survivor recovers its holds, the others finish, nothing lost', async () => {
-      await store.addFunds(DEFAULT_ACCOUNT_ID, worst * 1_000, 'test');
+      // Enough for every process to take a balance lease (the account spares sixteen of each).
+      await store.addFunds(DEFAULT_ACCOUNT_ID, worst * 10_000, 'test');
       const victim = await startGatewayProcess(configPath, env);
       const doomed = await issueApiKey(store, { name: 'doomed' });
       const surviving = await issueApiKey(store, { name: 'surviving' });
@@ -149,6 +151,10 @@ if (missing !== null) {
       for (let tries = 0; (await store.listHolds(DEFAULT_ACCOUNT_ID)).length < 300 && tries < 200; tries++) await sleep(25);
       const victimHolds = (await store.listHolds(DEFAULT_ACCOUNT_ID)).filter((hold) => hold.keyId === doomed.record.id);
       assert.equal(victimHolds.length, 100, 'every request of the victim holds');
+      const inLease = await admin.query<{ n: number }>('SELECT count(*)::int AS n FROM holds WHERE key_id = $1 AND lease_id IS NOT NULL', [
+        doomed.record.id,
+      ]);
+      assert.equal(inLease.rows[0]!.n, 100, "the victim's holds are in its balance lease");
       await victim.stop('SIGKILL');
       const survived = await Promise.all(survivorRequests);
       assert.ok(
@@ -159,6 +165,8 @@ if (missing !== null) {
       // A survivor's next sweep (every hold TTL / 3 = 2 s) finds the dead owner.
       for (let tries = 0; (await store.listHolds(DEFAULT_ACCOUNT_ID)).length > 0 && tries < 100; tries++) await sleep(100);
       assert.deepEqual(await store.listHolds(DEFAULT_ACCOUNT_ID), [], 'recovered by a survivor');
+      const leases = await admin.query('SELECT id FROM balance_leases WHERE owner = $1', [victimHolds[0]!.owner]);
+      assert.deepEqual(leases.rows, [], 'and its lease');
       const recovered = await admin.query<{ status: string; cost_nano: string; usage_estimated: boolean }>(
         'SELECT status, cost_nano, usage_estimated FROM receipts WHERE key_id = $1',
         [doomed.record.id],

@@ -1107,6 +1107,324 @@ export const migrations: readonly Migration[] = [
       $$;
     `,
   },
+  {
+    version: 12,
+    name: 'balance leases: a process reserves a slice of the balance and places holds in it without the account row',
+    sql: `
+      -- A slice of an account's balance (and of its month's budget) reserved by one process, which
+      -- places request holds inside it without locking the account row (postgres-balance-leases.ts).
+      -- Three running totals, never decreasing: granted (every reservation the lease was given,
+      -- including what was since charged), charged (the costs of the receipts settled through it)
+      -- and folded (the part of charged already taken off accounts.balance_nano and added to the
+      -- month's spend). Hence, for its account:
+      --   balance  = accounts.balance_nano - sum(charged - folded)
+      --   reserved = sum(greatest(granted - charged, 0)), taken from what other holds may use;
+      -- the holds placed in it (lease_id set) are inside that reservation and not counted again.
+      CREATE TABLE balance_leases (
+        id text PRIMARY KEY,
+        account_id text NOT NULL REFERENCES accounts (id),
+        owner text NOT NULL,
+        month text NOT NULL,
+        granted_nano bigint NOT NULL CHECK (granted_nano >= 0),
+        charged_nano bigint NOT NULL DEFAULT 0 CHECK (charged_nano >= 0),
+        folded_nano bigint NOT NULL DEFAULT 0 CHECK (folded_nano >= 0 AND folded_nano <= charged_nano),
+        expires_at timestamptz NOT NULL,
+        created_at timestamptz NOT NULL
+      );
+      CREATE INDEX balance_leases_by_account ON balance_leases (account_id);
+      ALTER TABLE holds ADD COLUMN lease_id text;
+
+      -- What an account's leases take: from the balance (charges not yet folded) and from what
+      -- holds may use (reservations not yet charged), in all and for one month.
+      CREATE FUNCTION gateway_lease_totals(p_account_id text, p_month text,
+        OUT unfolded_nano bigint, OUT reserved_nano bigint, OUT month_unfolded_nano bigint, OUT month_reserved_nano bigint)
+      LANGUAGE sql AS $$
+        SELECT coalesce(sum(l.charged_nano - l.folded_nano), 0)::bigint,
+               coalesce(sum(greatest(l.granted_nano - l.charged_nano, 0)), 0)::bigint,
+               coalesce(sum(l.charged_nano - l.folded_nano) FILTER (WHERE l.month = p_month), 0)::bigint,
+               coalesce(sum(greatest(l.granted_nano - l.charged_nano, 0)) FILTER (WHERE l.month = p_month), 0)::bigint
+        FROM balance_leases l WHERE l.account_id = p_account_id
+      $$;
+
+      -- What a new hold may use, with the account row locked by the caller: the balance less the
+      -- holds outside leases and what the leases take; the month's figure likewise.
+      CREATE FUNCTION gateway_available(p_account_id text, p_month text, OUT available_nano bigint, OUT month_used_nano bigint)
+      LANGUAGE plpgsql AS $$
+      DECLARE
+        v_leases record;
+        v_balance bigint;
+      BEGIN
+        SELECT * INTO v_leases FROM gateway_lease_totals(p_account_id, p_month);
+        SELECT a.balance_nano INTO v_balance FROM accounts a WHERE a.id = p_account_id;
+        available_nano := coalesce(v_balance, 0) - v_leases.unfolded_nano - v_leases.reserved_nano
+          - (SELECT coalesce(sum(h.amount_nano), 0) FROM holds h WHERE h.account_id = p_account_id AND h.lease_id IS NULL);
+        month_used_nano := coalesce((SELECT s.charged_nano FROM account_monthly_spend s WHERE s.account_id = p_account_id AND s.month = p_month), 0)
+          + v_leases.month_unfolded_nano + v_leases.month_reserved_nano
+          + (SELECT coalesce(sum(h.amount_nano), 0) FROM holds h WHERE h.account_id = p_account_id AND h.month = p_month AND h.lease_id IS NULL);
+      END
+      $$;
+
+      -- As in migration 7, against what the leases leave.
+      CREATE OR REPLACE FUNCTION gateway_place_hold(
+        p_id text, p_request_id text, p_account_id text, p_key_id text, p_key_prefix text,
+        p_endpoint text, p_stream boolean, p_requested_model text, p_amount_nano bigint,
+        p_day text, p_month text, p_created_at timestamptz, p_owner text, p_expires_at timestamptz,
+        p_daily_limit_nano bigint, p_estimated_cost_nano bigint DEFAULT 0
+      ) RETURNS TABLE (placed boolean, reason text, remaining_nano bigint)
+      LANGUAGE plpgsql AS $$
+      DECLARE
+        v_budget bigint;
+        v_room record;
+        v_used bigint;
+      BEGIN
+        SELECT a.monthly_budget_nano INTO v_budget FROM accounts a WHERE a.id = p_account_id FOR NO KEY UPDATE;
+        IF EXISTS (SELECT 1 FROM holds h WHERE h.id = p_id) THEN
+          RETURN QUERY SELECT true, NULL::text, NULL::bigint;
+          RETURN;
+        END IF;
+        SELECT * INTO v_room FROM gateway_available(p_account_id, p_month);
+        IF p_amount_nano > v_room.available_nano THEN
+          RETURN QUERY SELECT false, 'insufficient_balance'::text, v_room.available_nano;
+          RETURN;
+        END IF;
+        IF p_daily_limit_nano IS NOT NULL THEN
+          v_used := coalesce((SELECT s.charged_nano FROM key_daily_spend s WHERE s.key_id = p_key_id AND s.day = p_day), 0)
+            + (SELECT coalesce(sum(h.amount_nano), 0) FROM holds h
+                WHERE h.account_id = p_account_id AND h.key_id = p_key_id AND h.day = p_day);
+          IF v_used + p_amount_nano > p_daily_limit_nano THEN
+            RETURN QUERY SELECT false, 'daily_limit'::text, p_daily_limit_nano - v_used;
+            RETURN;
+          END IF;
+        END IF;
+        IF v_budget IS NOT NULL AND v_room.month_used_nano + p_amount_nano > v_budget THEN
+          RETURN QUERY SELECT false, 'monthly_budget'::text, v_budget - v_room.month_used_nano;
+          RETURN;
+        END IF;
+        INSERT INTO holds (id, request_id, account_id, key_id, key_prefix, endpoint, stream, requested_model,
+                           amount_nano, day, month, created_at, owner, expires_at, estimated_cost_nano)
+        VALUES (p_id, p_request_id, p_account_id, p_key_id, p_key_prefix, p_endpoint, p_stream, p_requested_model,
+                p_amount_nano, p_day, p_month, p_created_at, p_owner, p_expires_at, coalesce(p_estimated_cost_nano, 0));
+        RETURN QUERY SELECT true, NULL::text, NULL::bigint;
+      END
+      $$;
+
+      -- Folds a lease's charges into its account (balance and month's spend); the caller holds
+      -- the lease row, then the account row (every writer takes leases before accounts).
+      CREATE FUNCTION gateway_fold_lease(p_lease balance_leases) RETURNS void
+      LANGUAGE plpgsql AS $$
+      DECLARE
+        v_fold bigint := p_lease.charged_nano - p_lease.folded_nano;
+      BEGIN
+        IF v_fold > 0 THEN
+          UPDATE accounts SET balance_nano = balance_nano - v_fold WHERE id = p_lease.account_id;
+          INSERT INTO account_monthly_spend AS s (account_id, month, charged_nano) VALUES (p_lease.account_id, p_lease.month, v_fold)
+          ON CONFLICT (account_id, month) DO UPDATE SET charged_nano = s.charged_nano + EXCLUDED.charged_nano;
+          UPDATE balance_leases SET folded_nano = charged_nano WHERE id = p_lease.id;
+        END IF;
+      END
+      $$;
+
+      -- Take, top up, renew or shrink a lease (p_lease_id null: a new one, id p_new_id): fold its
+      -- charges, then make its reservation p_target when the account can spare 16 times that
+      -- (balance and budget, besides this lease), else keep at most p_keep (what its live holds
+      -- use) of what it had. Returns the lease (null when none was taken, or it is gone: recovered)
+      -- with its granted and charged totals.
+      CREATE FUNCTION gateway_renew_lease(
+        p_lease_id text, p_new_id text, p_account_id text, p_owner text, p_month text,
+        p_target bigint, p_keep bigint, p_expires_at timestamptz, p_now timestamptz
+      ) RETURNS TABLE (lease_id text, granted_nano bigint, charged_nano bigint)
+      LANGUAGE plpgsql AS $$
+      DECLARE
+        v_lease balance_leases;
+        v_budget bigint;
+        v_room record;
+        v_own bigint := 0;
+        v_reserve bigint;
+      BEGIN
+        IF p_lease_id IS NOT NULL THEN
+          SELECT * INTO v_lease FROM balance_leases l WHERE l.id = p_lease_id FOR UPDATE;
+          IF NOT FOUND THEN
+            RETURN QUERY SELECT NULL::text, 0::bigint, 0::bigint;
+            RETURN;
+          END IF;
+        END IF;
+        SELECT a.monthly_budget_nano INTO v_budget FROM accounts a WHERE a.id = p_account_id FOR NO KEY UPDATE;
+        IF p_lease_id IS NOT NULL THEN
+          PERFORM gateway_fold_lease(v_lease);
+          v_own := greatest(v_lease.granted_nano - v_lease.charged_nano, 0);
+        END IF;
+        SELECT * INTO v_room FROM gateway_available(p_account_id, p_month);
+        IF p_target > 0 AND v_room.available_nano + v_own >= 16 * p_target
+           AND (v_budget IS NULL OR v_budget - v_room.month_used_nano + v_own >= 16 * p_target) THEN
+          v_reserve := p_target;
+        ELSE
+          v_reserve := least(v_own, greatest(p_keep, 0));
+        END IF;
+        IF p_lease_id IS NULL THEN
+          IF v_reserve = 0 THEN
+            RETURN QUERY SELECT NULL::text, 0::bigint, 0::bigint;
+            RETURN;
+          END IF;
+          INSERT INTO balance_leases (id, account_id, owner, month, granted_nano, expires_at, created_at)
+          VALUES (p_new_id, p_account_id, p_owner, p_month, v_reserve, p_expires_at, p_now);
+          RETURN QUERY SELECT p_new_id, v_reserve, 0::bigint;
+          RETURN;
+        END IF;
+        IF v_reserve = 0 AND NOT EXISTS (SELECT 1 FROM holds h WHERE h.lease_id = p_lease_id) THEN
+          -- Nothing left to keep: handed back.
+          DELETE FROM balance_leases WHERE id = p_lease_id;
+          RETURN QUERY SELECT NULL::text, 0::bigint, 0::bigint;
+          RETURN;
+        END IF;
+        UPDATE balance_leases l SET granted_nano = l.charged_nano + v_reserve, expires_at = greatest(l.expires_at, p_expires_at)
+          WHERE l.id = p_lease_id;
+        RETURN QUERY SELECT p_lease_id, v_lease.charged_nano + v_reserve, v_lease.charged_nano;
+      END
+      $$;
+
+      -- A lease whose owner is gone (expired, or the owner known dead), re-checked under its row
+      -- lock: its charges folded, its holds left as ordinary holds (counted on their own from now
+      -- on, and recovered as such), the lease deleted. False when it is not such a lease (any more).
+      CREATE FUNCTION gateway_release_lease(p_lease_id text, p_now timestamptz, p_dead_owners text[]) RETURNS boolean
+      LANGUAGE plpgsql AS $$
+      DECLARE
+        v_lease balance_leases;
+      BEGIN
+        SELECT * INTO v_lease FROM balance_leases l
+          WHERE l.id = p_lease_id AND (l.expires_at < p_now OR l.owner = ANY(p_dead_owners)) FOR UPDATE;
+        IF NOT FOUND THEN
+          RETURN false;
+        END IF;
+        PERFORM 1 FROM accounts WHERE id = v_lease.account_id FOR NO KEY UPDATE;
+        PERFORM gateway_fold_lease(v_lease);
+        UPDATE holds SET lease_id = NULL WHERE lease_id = p_lease_id;
+        DELETE FROM balance_leases WHERE id = p_lease_id;
+        RETURN true;
+      END
+      $$;
+
+      -- As in migration 11, plus leases:
+      -- - op 'lease_hold': a hold inside the process's lease (it checked its room in memory), inserted
+      --   with its lease_id and without locking the account row (a hold whose id is there: placed);
+      -- - a receipt with a lease_id adds its cost to that lease's charged total (the lease row is
+      --   the process's own: no other process waits for it), unless the lease is gone (recovered),
+      --   then it is charged to the account as any other.
+      -- Account rows are locked only for the charges and holds outside leases. Lock order, as every
+      -- other writer: receipts' index entries, lease rows, account rows (in id order), key days.
+      CREATE OR REPLACE FUNCTION gateway_apply_batch(p_ops jsonb) RETURNS jsonb
+      LANGUAGE plpgsql AS $$
+      DECLARE
+        v_op jsonb;
+        v_index bigint;
+        v_results jsonb[] := array_fill(NULL::jsonb, ARRAY[jsonb_array_length(p_ops)]);
+        v_charges jsonb[] := '{}';
+        v_leased text[];
+        v_unleased jsonb[] := '{}';
+        v_receipt record;
+        v_decision record;
+        v_available jsonb := '{}';
+        v_account text;
+        v_budget bigint;
+        v_left bigint;
+        v_amount bigint;
+        v_existed boolean;
+      BEGIN
+        FOR v_op, v_index IN SELECT value, ordinality FROM jsonb_array_elements(p_ops) WITH ORDINALITY
+                             WHERE value->>'op' = 'receipt' ORDER BY (value->>'created_ns')::bigint LOOP
+          SELECT * INTO v_receipt FROM gateway_insert_receipt(
+            v_op->>'id', v_op->>'request_id', v_op->>'account_id', v_op->>'key_id', v_op->>'key_prefix',
+            (v_op->>'created_at')::timestamptz, v_op->>'status', v_op->>'endpoint', (v_op->>'stream')::boolean,
+            v_op->>'requested_model', v_op->>'answering_model', v_op->'attempts', nullif(v_op->'usage', 'null'::jsonb),
+            (v_op->>'usage_estimated')::boolean, nullif(v_op->'prices', 'null'::jsonb), (v_op->>'hold_nano')::bigint,
+            (v_op->>'cost_nano')::bigint, (v_op->>'latency_ms')::double precision,
+            (v_op->>'time_to_first_token_ms')::double precision, v_op->>'error_code',
+            (v_op->>'touch_key')::boolean, v_op->'warnings', (v_op->>'created_ns')::bigint);
+          v_results[v_index] := jsonb_build_object('created_ns', v_receipt.created_ns::text);
+          IF v_receipt.inserted AND (v_op->>'cost_nano')::bigint > 0 THEN
+            v_charges := v_charges || jsonb_build_object('account_id', v_op->>'account_id', 'key_id', v_op->>'key_id',
+              'day', v_receipt.day, 'month', v_receipt.month, 'cost', (v_op->>'cost_nano')::bigint, 'lease_id', v_op->>'lease_id');
+          END IF;
+        END LOOP;
+        IF cardinality(v_charges) > 0 THEN
+          WITH charged AS (
+            UPDATE balance_leases AS l SET charged_nano = l.charged_nano + c.total
+            FROM (SELECT x->>'lease_id' AS id, sum((x->>'cost')::bigint)::bigint AS total FROM unnest(v_charges) AS x
+                  WHERE x->>'lease_id' IS NOT NULL GROUP BY 1 ORDER BY 1) AS c
+            WHERE l.id = c.id RETURNING l.id)
+          SELECT coalesce(array_agg(id), '{}') INTO v_leased FROM charged;
+          -- What no lease took is the account's.
+          SELECT coalesce(array_agg(x), '{}') INTO v_unleased FROM unnest(v_charges) AS x
+            WHERE x->>'lease_id' IS NULL OR NOT (x->>'lease_id' = ANY(v_leased));
+        END IF;
+        PERFORM 1 FROM accounts
+          WHERE id IN (SELECT x->>'account_id' FROM unnest(v_unleased) AS x
+                       UNION SELECT o->>'account_id' FROM jsonb_array_elements(p_ops) AS o WHERE o->>'op' = 'hold')
+          ORDER BY id FOR NO KEY UPDATE;
+        IF cardinality(v_unleased) > 0 THEN
+          UPDATE accounts AS a SET balance_nano = a.balance_nano - c.total
+          FROM (SELECT x->>'account_id' AS id, sum((x->>'cost')::bigint)::bigint AS total FROM unnest(v_unleased) AS x GROUP BY 1) AS c
+          WHERE a.id = c.id;
+          INSERT INTO account_monthly_spend AS s (account_id, month, charged_nano)
+          SELECT x->>'account_id', x->>'month', sum((x->>'cost')::bigint)::bigint FROM unnest(v_unleased) AS x GROUP BY 1, 2
+          ON CONFLICT (account_id, month) DO UPDATE SET charged_nano = s.charged_nano + EXCLUDED.charged_nano;
+        END IF;
+        IF cardinality(v_charges) > 0 THEN
+          INSERT INTO key_daily_spend AS s (key_id, day, account_id, charged_nano)
+          SELECT x->>'key_id', x->>'day', min(x->>'account_id'), sum((x->>'cost')::bigint)::bigint FROM unnest(v_charges) AS x
+          GROUP BY 1, 2 ORDER BY 1, 2
+          ON CONFLICT (key_id, day) DO UPDATE SET charged_nano = s.charged_nano + EXCLUDED.charged_nano;
+        END IF;
+        FOR v_op, v_index IN SELECT value, ordinality FROM jsonb_array_elements(p_ops) WITH ORDINALITY WHERE value->>'op' = 'lease_hold' LOOP
+          INSERT INTO holds (id, request_id, account_id, key_id, key_prefix, endpoint, stream, requested_model,
+                             amount_nano, day, month, created_at, owner, expires_at, estimated_cost_nano, lease_id)
+          VALUES (v_op->>'id', v_op->>'request_id', v_op->>'account_id', v_op->>'key_id', v_op->>'key_prefix', v_op->>'endpoint',
+                  (v_op->>'stream')::boolean, v_op->>'requested_model', (v_op->>'amount_nano')::bigint, v_op->>'day', v_op->>'month',
+                  (v_op->>'created_at')::timestamptz, v_op->>'owner', (v_op->>'expires_at')::timestamptz,
+                  coalesce((v_op->>'estimated_cost_nano')::bigint, 0), v_op->>'lease_id')
+          ON CONFLICT (id) DO NOTHING;
+          v_results[v_index] := jsonb_build_object('placed', true, 'reason', NULL, 'remaining_nano', NULL);
+        END LOOP;
+        FOR v_op, v_index IN SELECT value, ordinality FROM jsonb_array_elements(p_ops) WITH ORDINALITY WHERE value->>'op' = 'hold' LOOP
+          v_account := v_op->>'account_id';
+          IF NOT v_available ? v_account THEN
+            -- Once per account and batch, after its charges; null when a monthly budget is set
+            -- (then each hold is checked by gateway_place_hold).
+            SELECT a.monthly_budget_nano INTO v_budget FROM accounts a WHERE a.id = v_account;
+            v_available := v_available || jsonb_build_object(v_account, CASE WHEN v_budget IS NULL THEN
+              (SELECT available_nano FROM gateway_available(v_account, v_op->>'month')) END);
+          END IF;
+          v_left := (v_available->>v_account)::bigint;
+          v_amount := (v_op->>'amount_nano')::bigint;
+          v_existed := EXISTS (SELECT 1 FROM holds h WHERE h.id = v_op->>'id');
+          IF v_left IS NULL OR (v_op->>'daily_limit_nano') IS NOT NULL OR v_existed THEN
+            SELECT * INTO v_decision FROM gateway_place_hold(
+              v_op->>'id', v_op->>'request_id', v_account, v_op->>'key_id', v_op->>'key_prefix',
+              v_op->>'endpoint', (v_op->>'stream')::boolean, v_op->>'requested_model', v_amount,
+              v_op->>'day', v_op->>'month', (v_op->>'created_at')::timestamptz, v_op->>'owner', (v_op->>'expires_at')::timestamptz,
+              (v_op->>'daily_limit_nano')::bigint, (v_op->>'estimated_cost_nano')::bigint);
+            v_results[v_index] := jsonb_build_object('placed', v_decision.placed, 'reason', v_decision.reason,
+                                                     'remaining_nano', v_decision.remaining_nano);
+            IF v_left IS NOT NULL AND v_decision.placed AND NOT v_existed THEN
+              v_available := v_available || jsonb_build_object(v_account, v_left - v_amount);
+            END IF;
+          ELSIF v_amount > v_left THEN
+            v_results[v_index] := jsonb_build_object('placed', false, 'reason', 'insufficient_balance', 'remaining_nano', v_left);
+          ELSE
+            INSERT INTO holds (id, request_id, account_id, key_id, key_prefix, endpoint, stream, requested_model,
+                               amount_nano, day, month, created_at, owner, expires_at, estimated_cost_nano)
+            VALUES (v_op->>'id', v_op->>'request_id', v_account, v_op->>'key_id', v_op->>'key_prefix', v_op->>'endpoint',
+                    (v_op->>'stream')::boolean, v_op->>'requested_model', v_amount, v_op->>'day', v_op->>'month',
+                    (v_op->>'created_at')::timestamptz, v_op->>'owner', (v_op->>'expires_at')::timestamptz,
+                    coalesce((v_op->>'estimated_cost_nano')::bigint, 0));
+            v_available := v_available || jsonb_build_object(v_account, v_left - v_amount);
+            v_results[v_index] := jsonb_build_object('placed', true, 'reason', NULL, 'remaining_nano', NULL);
+          END IF;
+        END LOOP;
+        RETURN to_jsonb(v_results);
+      END
+      $$;
+    `,
+  },
 ];
 
 /**

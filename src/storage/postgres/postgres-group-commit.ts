@@ -12,7 +12,8 @@ export interface BatchedWrite<T> {
 }
 
 interface Queued {
-  write: BatchedWrite<unknown>;
+  /** A write of the batch, or work that runs alone between two batches (exclusive). */
+  write: BatchedWrite<unknown> | { exclusive: () => Promise<unknown> };
   resolve: (value: unknown) => void;
   reject: (error: unknown) => void;
 }
@@ -44,6 +45,8 @@ const MAX_BATCHES_IN_FLIGHT = 1;
  *   receipt whose id is already there is not written again (migration 7).
  * - Writes are applied in the order they were queued; a request's settlement is always queued
  *   after its hold resolved, so it never overtakes it.
+ * - Exclusive work (renewing a balance lease) runs with no batch of this process out, so every
+ *   write it follows has committed and been answered, and none commits while it runs.
  */
 export class PostgresGroupCommit {
   private queued: Queued[] = [];
@@ -61,6 +64,14 @@ export class PostgresGroupCommit {
     });
   }
 
+  /** Runs `work` alone, after the writes queued before it and before those queued after. */
+  exclusive<T>(work: () => Promise<T>): Promise<T> {
+    return new Promise<T>((resolve, reject) => {
+      this.queued.push({ write: { exclusive: work }, resolve: resolve as (value: unknown) => void, reject });
+      this.schedule();
+    });
+  }
+
   private schedule(): void {
     if (this.inFlight >= MAX_BATCHES_IN_FLIGHT || this.scheduled || this.queued.length === 0) return;
     this.scheduled = true;
@@ -72,18 +83,19 @@ export class PostgresGroupCommit {
 
   private async flush(): Promise<void> {
     if (this.inFlight >= MAX_BATCHES_IN_FLIGHT || this.queued.length === 0) return;
-    const batch = this.queued.splice(0, MAX_BATCH);
+    const exclusiveAt = this.queued.findIndex((queued) => 'exclusive' in queued.write);
+    const batch = this.queued.splice(0, exclusiveAt === 0 ? 1 : Math.min(MAX_BATCH, exclusiveAt < 0 ? MAX_BATCH : exclusiveAt));
     this.inFlight++;
     try {
       if (batch.length === 1) await settleAlone(batch[0]!);
-      else await this.sendBatch(batch);
+      else await this.sendBatch(batch as Array<Queued & { write: BatchedWrite<unknown> }>);
     } finally {
       this.inFlight--;
       this.schedule();
     }
   }
 
-  private async sendBatch(batch: Queued[]): Promise<void> {
+  private async sendBatch(batch: Array<Queued & { write: BatchedWrite<unknown> }>): Promise<void> {
     this.stats.batches++;
     this.stats.writes += batch.length;
     let results: Array<Record<string, unknown>>;
@@ -116,7 +128,8 @@ export class PostgresGroupCommit {
 
 async function settleAlone(queued: Queued): Promise<void> {
   try {
-    queued.resolve(await queued.write.alone());
+    const { write } = queued;
+    queued.resolve(await ('exclusive' in write ? write.exclusive() : write.alone()));
   } catch (error) {
     queued.reject(error);
   }

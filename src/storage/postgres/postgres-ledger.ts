@@ -4,6 +4,7 @@ import { formatUsd } from '../../lib/money.ts';
 import { orphanReceipt, recoveredFixRunResult } from '../orphan-receipt.ts';
 import type { AccountSummary, HoldDecision, HoldRecord, HoldRefusal, ReceiptRecord } from '../records.ts';
 import type { PostgresDatabase } from './postgres-database.ts';
+import { BalanceLeases } from './postgres-balance-leases.ts';
 import { type BatchedWrite, PostgresGroupCommit } from './postgres-group-commit.ts';
 import { holdFromRow, holdToRow, receiptToRow, type HoldRow } from '../row-mapping.ts';
 import { statements } from './statements.ts';
@@ -26,16 +27,29 @@ interface SummaryRow {
 }
 
 /**
- * Holds, charges, daily and monthly spend on PostgreSQL, exact across processes. Placing a hold
- * and recording a receipt are one function each (migration 7), which lock the account row
- * first; a process sends its holds and settlements together (postgres-group-commit.ts), so a
- * batch takes that lock once for all its requests and one round trip carries them all.
+ * Holds, charges, daily and monthly spend on PostgreSQL, exact across processes. A process sends
+ * its holds and settlements together (postgres-group-commit.ts): one round trip and one
+ * transaction per batch. Holds of keys without a daily limit are placed in this process's
+ * balance lease (postgres-balance-leases.ts) and settle against it, without the account row;
+ * the others lock the account row once per batch (gateway_apply_batch, migration 12).
  */
 export function createPostgresLedger(database: PostgresDatabase) {
   const groupCommit = new PostgresGroupCommit(async (statement) => {
     const row = await database.first<{ results: Array<Record<string, unknown>> }>(statement);
     return row!.results;
   });
+  const leases = new BalanceLeases(
+    async (request) => {
+      const row = (await database.first<{ lease_id: string | null; granted_nano: number; charged_nano: number }>(statements.renewLease(request)))!;
+      return { leaseId: row.lease_id, grantedNano: row.granted_nano, chargedNano: row.charged_nano };
+    },
+    (work) => groupCommit.exclusive(work),
+  );
+  // One batch, alone: what a write in a lease runs when its batch failed.
+  const applyAlone = async (json: Record<string, unknown>) => {
+    const row = await database.first<{ results: Array<Record<string, unknown>> }>(statements.applyBatch([json]));
+    return row!.results[0]!;
+  };
 
   // "Last used" is for people: a write per key every few seconds is plenty, not one per request.
   const lastTouched = new Map<string, string>();
@@ -56,13 +70,35 @@ export function createPostgresLedger(database: PostgresDatabase) {
   async function recordReceipt(receipt: ReceiptRecord, client?: pg.PoolClient): Promise<string> {
     const touch = shouldTouch(receipt.keyId, receipt.createdAt);
     const alone = async () => (await database.first<{ created_ns: string }>(statements.recordReceipt(receipt, touch), client))!.created_ns;
-    const createdNs = client ? await alone() : await groupCommit.run(receiptWrite(receipt, touch, alone));
+    const leaseId = client ? null : leases.leaseOf(receipt.id);
+    let createdNs: string;
+    if (client) createdNs = await alone();
+    else if (leaseId === null) createdNs = await groupCommit.run(receiptWrite(receipt, touch, alone));
+    else {
+      const json = { ...receiptJson(receipt, touch), lease_id: leaseId };
+      createdNs = await groupCommit.run({ json, fromBatch: createdNsOf, alone: async () => createdNsOf(await applyAlone(json)) });
+      leases.settled(receipt.id, receipt.costNano);
+    }
     if (touch) touched(receipt.keyId, receipt.createdAt);
     return formatInstantNanos(BigInt(createdNs));
   }
 
-  /** In this process's next batch. Placing a hold whose id is already there answers placed. */
-  function placeHold(hold: HoldRecord, dailyLimitNano: number | null): Promise<HoldDecision> {
+  /**
+   * In this process's next batch: in its lease when the key has no daily limit and the lease has
+   * room (or gets it), else checked under the account row. Placing a hold whose id is already
+   * there answers placed.
+   */
+  async function placeHold(hold: HoldRecord, dailyLimitNano: number | null): Promise<HoldDecision> {
+    const leaseId = dailyLimitNano === null ? await leases.reserve(hold) : null;
+    if (leaseId !== null) {
+      const json = { op: 'lease_hold', ...holdToRow(hold), lease_id: leaseId };
+      try {
+        return await groupCommit.run({ json, fromBatch: decisionOf, alone: async () => decisionOf(await applyAlone(json)) });
+      } catch (error) {
+        leases.unreserve(hold.id);
+        throw error;
+      }
+    }
     return groupCommit.run(
       holdWrite(hold, dailyLimitNano, async () => decisionFrom(await database.first<DecisionRow>(statements.placeHold(hold, dailyLimitNano)))),
     );
@@ -78,6 +114,9 @@ export function createPostgresLedger(database: PostgresDatabase) {
   async function releaseOrphanedHolds(now: string, isOwnerDead: (owner: string) => boolean): Promise<ReceiptRecord[]> {
     const owners = await database.rows<{ owner: string }>(statements.holdOwners());
     const deadOwners = owners.map((row) => row.owner).filter((owner) => isOwnerDead(owner));
+    // Leases first: the holds still in a dead one become ordinary holds, recovered below.
+    for (const { id } of await database.rows<{ id: string }>(statements.leasesToRelease(now, deadOwners)))
+      await database.rows(statements.releaseLease(id, now, deadOwners));
     const candidates = await database.rows<{ id: string }>(statements.holdsToRelease(now, deadOwners));
     const released: ReceiptRecord[] = [];
     for (const { id } of candidates) {
@@ -126,7 +165,10 @@ export function createPostgresLedger(database: PostgresDatabase) {
     accountSummary,
     async extendHolds(owner: string, ids: readonly string[], expiresAt: string): Promise<void> {
       if (ids.length > 0) await database.rows(statements.extendHolds(owner, ids, expiresAt));
+      await leases.renewAll(expiresAt);
     },
+    /** Hands this process's leases back (store close, after the requests drained). */
+    handBackLeases: () => leases.handBack(new Date(Date.now() + 60_000).toISOString()),
     async listHolds(accountId: string): Promise<HoldRecord[]> {
       return (await database.rows<HoldRow>(statements.holdsOfAccount(accountId))).map(holdFromRow);
     },
@@ -151,10 +193,18 @@ function holdWrite(hold: HoldRecord, dailyLimitNano: number | null, alone: () =>
   };
 }
 
+function receiptJson(receipt: ReceiptRecord, touchKey: boolean): Record<string, unknown> {
+  return { op: 'receipt', ...receiptToRow(receipt), touch_key: touchKey };
+}
+
+function createdNsOf(result: Record<string, unknown>): string {
+  return String(result.created_ns);
+}
+
+function decisionOf(result: Record<string, unknown>): HoldDecision {
+  return decisionFrom(result as unknown as DecisionRow);
+}
+
 function receiptWrite(receipt: ReceiptRecord, touchKey: boolean, alone: () => Promise<string>): BatchedWrite<string> {
-  return {
-    json: { op: 'receipt', ...receiptToRow(receipt), touch_key: touchKey },
-    fromBatch: (result) => String(result.created_ns),
-    alone,
-  };
+  return { json: receiptJson(receipt, touchKey), fromBatch: createdNsOf, alone };
 }

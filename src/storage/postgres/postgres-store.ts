@@ -26,10 +26,13 @@ import { statements } from './statements.ts';
  * postgres:// or postgresql:// URL; `?pool_max=` sizes the connection pool (default 10).
  *
  * Round trips to the database per model request, each one statement in its own transaction:
- * - keysChangeToken: 1 (one-row primary-key SELECT)
+ * - keysChangeToken: at most 1 a second (one-row primary-key SELECT; with Redis, the backstop)
  * - findKeyByHash: 1, only when the key is not in the authenticator's cache
- * - placeHold: 1 (gateway_place_hold: lock the account row, check, insert)
- * - recordReceipt: 1 (gateway_record_receipt: debit, receipt, release, day/month spend, last use)
+ * - placeHold: its share of a batch (gateway_apply_batch): in the process's balance lease, an
+ *   insert; else checked under the account row, once per batch
+ * - recordReceipt: its share of a batch: receipt, hold released, its cost added to the lease's
+ *   charges (or, outside a lease, to the account's balance and month), the key's day
+ * - per few hundred requests: a lease renewal (gateway_renew_lease: fold, resize)
  *
  * Per fix run: startFixRun 1 (gateway_start_fix_run; 2 when the quote already ran: the run is
  * read back), appendFixRunEvent 1 per event, finishFixRun 4 (BEGIN, end the run, receipt, COMMIT),
@@ -131,11 +134,15 @@ export function createPostgresStore(url: string): Store {
       const at = new Date().toISOString();
       return database.transaction(async (client) => {
         // The account row first, as in placing a hold: one lock order.
-        const { balance_text } = (await database.first<{ balance_text: string }>(statements.creditAccount(accountId, nano, at), client))!;
+        const { balance_text, leased_nano } = (await database.first<{ balance_text: string; leased_nano: number }>(
+          statements.creditAccount(accountId, nano, at),
+          client,
+        ))!;
         // Checked inside the transaction (as text: the sum may be past what a number holds), so two
         // adds at once cannot both pass it. Throwing rolls back.
         if (BigInt(balance_text) > BigInt(Number.MAX_SAFE_INTEGER)) throw new RangeError('funds: the balance may not pass 2^53 - 1 nano-USD');
-        const balance = Number(balance_text);
+        // Less the charges of balance leases not yet folded into the row (postgres-balance-leases.ts).
+        const balance = Number(balance_text) - leased_nano;
         await database.rows(statements.insertFunds(accountId, at, nano, note ?? null), client);
         await database.rows(statements.insertAudit(accountId, at, actor, 'funds.added', { amount: formatUsd(nano), note: note ?? null }), client);
         return balance;
@@ -195,8 +202,12 @@ export function createPostgresStore(url: string): Store {
     },
 
     close() {
-      // pg refuses a second end(); closing twice is harmless here, as with SQLite.
-      return (closing ??= database.pool.end());
+      // Leases go back first, so other processes may use their room at once. pg refuses a second
+      // end(); closing twice is harmless here, as with SQLite.
+      return (closing ??= ledger
+        .handBackLeases()
+        .catch(() => undefined)
+        .then(() => database.pool.end()));
     },
   };
 }

@@ -41,13 +41,21 @@ export const statements = {
     named('ensure_account', 'INSERT INTO accounts (id, balance_nano, created_at) VALUES ($1, 0, $2) ON CONFLICT (id) DO NOTHING', [id, createdAt]),
   creditAccount: (id: string, nano: number, at: string) =>
     named(
-      'credit_account',
+      'credit_account_leased',
       `INSERT INTO accounts AS a (id, balance_nano, created_at) VALUES ($1, $2, $3)
        ON CONFLICT (id) DO UPDATE SET balance_nano = a.balance_nano + EXCLUDED.balance_nano
-       RETURNING balance_nano::text AS balance_text`,
+       RETURNING balance_nano::text AS balance_text,
+         (SELECT coalesce(sum(l.charged_nano - l.folded_nano), 0) FROM balance_leases l WHERE l.account_id = $1)::bigint AS leased_nano`,
       [id, nano, at],
     ),
-  balance: (accountId: string) => named('balance', 'SELECT balance_nano FROM accounts WHERE id = $1', [accountId]),
+  /** The balance less the charges of leases not yet folded into it (migration 12). */
+  balance: (accountId: string) =>
+    named(
+      'balance_after_leases',
+      `SELECT a.balance_nano - (SELECT coalesce(sum(l.charged_nano - l.folded_nano), 0) FROM balance_leases l WHERE l.account_id = $1)::bigint AS balance_nano
+       FROM accounts a WHERE a.id = $1`,
+      [accountId],
+    ),
   insertFunds: (accountId: string, at: string, nano: number, note: string | null) =>
     named('insert_funds', "INSERT INTO ledger_entries (account_id, at, kind, amount_nano, note) VALUES ($1, $2, 'funds', $3, $4)", [
       accountId,
@@ -161,7 +169,36 @@ export const statements = {
     ]),
   extendHolds: (owner: string, ids: readonly string[], expiresAt: string) =>
     named('extend_live_holds', 'UPDATE holds SET expires_at = $2 WHERE owner = $1 AND id = ANY($3::text[])', [owner, expiresAt, ids]),
-  holdOwners: () => named('hold_owners', 'SELECT DISTINCT owner FROM holds', []),
+  /** Owners of holds or leases: the processes whose death recovery looks for. */
+  holdOwners: () => named('hold_and_lease_owners', 'SELECT owner FROM holds UNION SELECT owner FROM balance_leases', []),
+  leasesToRelease: (now: string, deadOwners: string[]) =>
+    named('leases_to_release', 'SELECT id FROM balance_leases WHERE expires_at < $1 OR owner = ANY($2::text[])', [now, deadOwners]),
+  releaseLease: (id: string, now: string, deadOwners: string[]) =>
+    named('release_lease', 'SELECT gateway_release_lease($1, $2, $3::text[]) AS released', [id, now, deadOwners]),
+  /** Take, top up, renew, shrink or hand back a balance lease (migration 12). */
+  renewLease: (lease: {
+    leaseId: string | null;
+    newId: string;
+    accountId: string;
+    owner: string;
+    month: string;
+    targetNano: number;
+    keepNano: number;
+    expiresAt: string;
+  }) =>
+    named('renew_lease', `SELECT lease_id, granted_nano, charged_nano FROM gateway_renew_lease(${placeholders(9)})`, [
+      lease.leaseId,
+      lease.newId,
+      lease.accountId,
+      lease.owner,
+      lease.month,
+      lease.targetNano,
+      lease.keepNano,
+      lease.expiresAt,
+      new Date().toISOString(),
+    ]),
+  /** A batch of one (postgres-group-commit.ts): a write in a lease run alone. */
+  applyBatch: (ops: Array<Record<string, unknown>>) => named('apply_batch', 'SELECT gateway_apply_batch($1::jsonb) AS results', [jsonParameter(ops)]),
   holdsToRelease: (now: string, deadOwners: string[]) =>
     named('holds_to_release', `SELECT id FROM holds WHERE expires_at < $1 OR owner = ANY($2::text[])`, [now, deadOwners]),
   /** Takes one orphan, re-checking the reason: a live owner may have renewed it meanwhile. */
@@ -175,13 +212,14 @@ export const statements = {
     named('holds_of_account', `SELECT ${holdColumns} FROM holds WHERE account_id = $1 ORDER BY created_at, id`, [accountId]),
   accountSummary: (accountId: string, month: string) =>
     named(
-      'account_summary',
-      `SELECT a.balance_nano, a.monthly_budget_nano,
+      'account_summary_leased',
+      `SELECT a.balance_nano - l.unfolded_nano AS balance_nano, a.monthly_budget_nano,
               (SELECT coalesce(sum(amount_nano), 0)::bigint FROM holds WHERE account_id = $1) AS held_nano,
               (SELECT count(*) FROM holds WHERE account_id = $1) AS hold_count,
               (SELECT coalesce(sum(amount_nano), 0)::bigint FROM holds WHERE account_id = $1 AND month = $2) AS month_held_nano,
-              (SELECT coalesce(sum(charged_nano), 0)::bigint FROM account_monthly_spend WHERE account_id = $1 AND month = $2) AS month_charged_nano
-       FROM (SELECT 1) AS one LEFT JOIN accounts a ON a.id = $1`,
+              (SELECT coalesce(sum(charged_nano), 0)::bigint FROM account_monthly_spend WHERE account_id = $1 AND month = $2)
+                + l.month_unfolded_nano AS month_charged_nano
+       FROM (SELECT 1) AS one LEFT JOIN accounts a ON a.id = $1 CROSS JOIN gateway_lease_totals($1, $2) AS l`,
       [accountId, month],
     ),
   keyDaySpend: (keyId: string, day: string) =>

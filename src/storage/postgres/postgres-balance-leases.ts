@@ -1,0 +1,194 @@
+import { randomBytes } from 'node:crypto';
+import type { HoldRecord } from '../records.ts';
+
+/** A lease is sized for this many holds like the one that asked for it. */
+const HOLDS_PER_LEASE = 256;
+
+/** The lease as the database returned it on its last renewal; id null: none (never taken, handed back or recovered). */
+export interface RenewedLease {
+  leaseId: string | null;
+  grantedNano: number;
+  chargedNano: number;
+}
+
+/** Asks the database to take, top up, renew, shrink or hand back a lease (gateway_renew_lease, migration 12). */
+export type RenewLease = (request: {
+  leaseId: string | null;
+  newId: string;
+  accountId: string;
+  owner: string;
+  month: string;
+  targetNano: number;
+  keepNano: number;
+  expiresAt: string;
+}) => Promise<RenewedLease>;
+
+interface Lease {
+  accountId: string;
+  month: string;
+  owner: string;
+  id: string | null;
+  /** Totals as in balance_leases: granted as of the last renewal, charged as counted here since. */
+  grantedNano: number;
+  chargedNano: number;
+  /** Holds placed in it whose receipts have not committed yet. */
+  heldNano: number;
+  /** The reservation this process asks for. */
+  targetNano: number;
+  usedSinceRenewal: boolean;
+  renewing: Promise<void> | null;
+}
+
+/**
+ * Balance leases of one process on PostgreSQL: holds without the account row.
+ *
+ * A lease (a balance_leases row, migration 12) is a slice of an account's available balance and
+ * of its month's budget, reserved by one process. The process places the holds of keys without a
+ * daily limit inside it, checked here in memory; each is still written (a holds row with its
+ * lease_id, in the group commit) before the provider is called, so a survivor recovers it and
+ * closes its receipt when this process dies. A receipt of such a hold adds its cost to the lease's
+ * charged total instead of the account's balance; the lease row belongs to this process alone,
+ * so no two processes wait for each other on the request path. Renewals (on demand, when the
+ * room runs low, and every sweep of the hold keeper) fold the charges into the account and resize
+ * the reservation, taking the account row once per few hundred requests.
+ *
+ * Invariants:
+ * - Room = granted - charged - held >= 0: the holds placed in a lease never pass its
+ *   reservation, which other holds cannot use (gateway_available). So no hold, here or in any
+ *   process, is placed against money another one reserved: no overspend.
+ * - The balance everyone sees is accounts.balance_nano less the leases' charges not yet folded:
+ *   a receipt and its charge commit together, so receipts always sum to the balance's change.
+ * - Renewals run between two batches of this process (PostgresGroupCommit.exclusive): every
+ *   receipt before it has committed and been answered, so the charged total it returns is exact.
+ * - A lease is granted only when the account can spare 16 times it (balance and budget, besides
+ *   the lease), and is handed back when a renewal finds it idle. Near the end of a balance or a
+ *   budget, leases shrink to the holds in them and holds take the per-request path (a row lock
+ *   per batch), which decides exactly as without leases.
+ * - Keys with a daily limit always take the per-request path: their day's holds are counted from
+ *   the holds rows under the account lock, exact across processes.
+ * - A lease expires like a hold (renewed every sweep); one whose process died or stopped renewing
+ *   is released by any survivor (gateway_release_lease): its charges folded, the holds still in it
+ *   left as ordinary holds, recovered with their receipts as any other.
+ */
+export class BalanceLeases {
+  private readonly leases = new Map<string, Lease>();
+  /** Holds placed in a lease, by id (= receipt id), until their receipt commits. */
+  private readonly holds = new Map<string, { lease: Lease; amountNano: number }>();
+
+  constructor(
+    private readonly renewLease: RenewLease,
+    /** Runs renewals between batches (the group commit's exclusive turn). */
+    private readonly exclusive: <T>(work: () => Promise<T>) => Promise<T>,
+  ) {}
+
+  /** Room for `hold` in this process's lease, taking or topping up the lease when needed; the lease id, or null (per-request path). */
+  async reserve(hold: HoldRecord): Promise<string | null> {
+    const key = `${hold.accountId}\u0000${hold.month}`;
+    let lease = this.leases.get(key);
+    if (!lease) {
+      lease = emptyLease(hold);
+      this.leases.set(key, lease);
+    }
+    lease.targetNano = Math.max(lease.targetNano, hold.amountNano * HOLDS_PER_LEASE);
+    if (room(lease) < hold.amountNano) {
+      // A renewal that fails leaves the hold to the per-request path, which tells the truth.
+      await this.renew(lease, hold.expiresAt).catch(() => undefined);
+      // Replaced meanwhile (recovered) or dropped (handed back idle): the current one, if any.
+      lease = this.leases.get(key);
+      if (!lease || room(lease) < hold.amountNano) return null;
+    }
+    lease.heldNano += hold.amountNano;
+    lease.usedSinceRenewal = true;
+    this.holds.set(hold.id, { lease, amountNano: hold.amountNano });
+    // Top up ahead of need, so requests seldom wait for a renewal.
+    if (room(lease) < lease.targetNano / 2) this.renew(lease, hold.expiresAt).catch(() => undefined);
+    return lease.id;
+  }
+
+  /** The lease a hold was placed in (its receipt charges it), or null. */
+  leaseOf(holdId: string): string | null {
+    return this.holds.get(holdId)?.lease.id ?? null;
+  }
+
+  /** The hold's write failed: its room goes back. */
+  unreserve(holdId: string): void {
+    const entry = this.holds.get(holdId);
+    if (!entry) return;
+    this.holds.delete(holdId);
+    entry.lease.heldNano -= entry.amountNano;
+  }
+
+  /** The receipt of a hold placed in a lease committed, charging `costNano` to it. */
+  settled(holdId: string, costNano: number): void {
+    const entry = this.holds.get(holdId);
+    if (!entry) return;
+    this.holds.delete(holdId);
+    entry.lease.heldNano -= entry.amountNano;
+    entry.lease.chargedNano += costNano;
+  }
+
+  /** Every sweep: fold, extend, resize each lease; an idle one is handed back. */
+  async renewAll(expiresAt: string): Promise<void> {
+    for (const lease of [...this.leases.values()]) {
+      const idle = !lease.usedSinceRenewal && lease.heldNano === 0;
+      if (idle) lease.targetNano = 0;
+      await this.renew(lease, expiresAt);
+      if (idle && lease.id === null) this.leases.delete(`${lease.accountId}\u0000${lease.month}`);
+    }
+  }
+
+  /** On close: hand every lease back (what holds still use stays reserved until they settle or are recovered). */
+  async handBack(expiresAt: string): Promise<void> {
+    for (const lease of this.leases.values()) lease.targetNano = 0;
+    await this.renewAll(expiresAt);
+  }
+
+  /** One renewal of `lease` at a time; callers arriving meanwhile wait for it. */
+  private renew(lease: Lease, expiresAt: string): Promise<void> {
+    lease.renewing ??= this.exclusive(async () => {
+      const renewed = await this.renewLease({
+        leaseId: lease.id,
+        newId: `lease_${randomBytes(9).toString('base64url')}`,
+        accountId: lease.accountId,
+        owner: lease.owner,
+        month: lease.month,
+        targetNano: lease.targetNano,
+        keepNano: lease.heldNano,
+        expiresAt,
+      });
+      if (lease.id !== null && renewed.leaseId === null && lease.heldNano > 0) {
+        // Gone (recovered while this process stalled): its holds became ordinary holds and their
+        // receipts charge the account. A fresh lease starts from nothing.
+        const fresh = emptyLease(lease);
+        fresh.targetNano = lease.targetNano;
+        this.leases.set(`${lease.accountId}\u0000${lease.month}`, fresh);
+      }
+      lease.id = renewed.leaseId;
+      lease.grantedNano = renewed.grantedNano;
+      lease.chargedNano = renewed.chargedNano;
+      lease.usedSinceRenewal = false;
+    }).finally(() => {
+      lease.renewing = null;
+    });
+    return lease.renewing;
+  }
+}
+
+function emptyLease(of: { accountId: string; month: string; owner: string }): Lease {
+  return {
+    accountId: of.accountId,
+    month: of.month,
+    owner: of.owner,
+    id: null,
+    grantedNano: 0,
+    chargedNano: 0,
+    heldNano: 0,
+    targetNano: 0,
+    usedSinceRenewal: false,
+    renewing: null,
+  };
+}
+
+function room(lease: Lease): number {
+  return lease.id === null ? 0 : lease.grantedNano - lease.chargedNano - lease.heldNano;
+}

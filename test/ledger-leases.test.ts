@@ -1,0 +1,132 @@
+import assert from 'node:assert/strict';
+import { randomBytes } from 'node:crypto';
+import { after, describe, test } from 'node:test';
+import pg from 'pg';
+import { sampleHold } from '../src/storage/ledger-contract.ts';
+import { createPostgresStore } from '../src/storage/postgres/postgres-store.ts';
+import { sampleKey, sampleReceipt } from '../src/storage/store-contract.ts';
+import { DEFAULT_ACCOUNT_ID, type Store } from '../src/storage/store.ts';
+import { PG_TEST_URL, postgresUnreachable, reportPostgresUnreachable, urlOnSchema } from './helpers/postgres-test-connection.ts';
+
+const MONTH = '2026-11';
+const FUNDS = 10_000_000;
+const HOLD = 1_000;
+/** A lease is sized for 256 holds like the one that asked (postgres-balance-leases.ts). */
+const LEASE = 256 * HOLD;
+const OWNER = 'host/1/a';
+const LATER = '2099-01-01T00:00:00.000Z';
+
+const unreachable = await postgresUnreachable();
+
+if (unreachable !== null) {
+  reportPostgresUnreachable('balance leases', unreachable);
+} else {
+  /**
+   * Balance leases on PostgreSQL, seen from two stores on one schema (two gateway processes): the
+   * holds of a key without a daily limit go into the process's lease without writing the account
+   * row, the other process sees the lease's reservation as taken, the books stay exact to the
+   * nano at every step, and a survivor recovers a dead process's lease and the holds in it.
+   */
+  describe('balance leases', () => {
+    const admin = new pg.Pool({ connectionString: PG_TEST_URL, max: 2 });
+    const schemas: string[] = [];
+    after(async () => {
+      for (const schema of schemas) await admin.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`);
+      await admin.end();
+    });
+
+    async function withTwoProcesses(body: (first: Store, second: Store, sql: (text: string) => Promise<any[]>) => Promise<void>): Promise<void> {
+      const schema = `gw_lease_${randomBytes(6).toString('hex')}`;
+      await admin.query(`CREATE SCHEMA ${schema}`);
+      schemas.push(schema);
+      const first = createPostgresStore(urlOnSchema(schema));
+      const second = createPostgresStore(urlOnSchema(schema));
+      try {
+        await first.migrate();
+        await first.insertKey(sampleKey());
+        await first.insertKey(sampleKey({ id: 'key_000000002bbbbbbbbbbbb', hash: 'hash-limited', dailyLimitNano: FUNDS }));
+        await first.addFunds(DEFAULT_ACCOUNT_ID, FUNDS, 'test');
+        await body(first, second, async (text) => (await admin.query(text.replaceAll('$schema', schema))).rows);
+      } finally {
+        await Promise.all([first.close(), second.close()]);
+      }
+    }
+
+    const hold = (index: number, estimatedCostNano = 0) =>
+      sampleHold({ id: `rcpt_lease${String(index).padStart(8, '0')}`, amountNano: HOLD, owner: OWNER, expiresAt: LATER, estimatedCostNano });
+    const receipt = (index: number, costNano: number) =>
+      sampleReceipt({ id: `rcpt_lease${String(index).padStart(8, '0')}`, createdAt: `2026-11-21T10:00:0${index}.000Z`, holdNano: HOLD, costNano });
+
+    async function assertBooks(store: Store, charged: number): Promise<void> {
+      assert.equal(await store.getBalance(DEFAULT_ACCOUNT_ID), FUNDS - charged, 'the balance less every receipt, to the nano');
+      const totals = await store.ledgerTotals(DEFAULT_ACCOUNT_ID);
+      assert.equal(totals.funds - totals.charges, FUNDS - charged);
+      assert.equal((await store.accountSummary(DEFAULT_ACCOUNT_ID, MONTH)).monthChargedNano, charged);
+    }
+
+    test('holds and charges go through the lease, not the account row; the other process sees its reservation taken', async () => {
+      await withTwoProcesses(async (first, second, sql) => {
+        for (let index = 0; index < 10; index++) assert.deepEqual(await first.placeHold(hold(index), null), { placed: true });
+        const [lease] = await sql('SELECT owner, granted_nano::int AS granted FROM $schema.balance_leases');
+        assert.deepEqual(lease, { owner: OWNER, granted: LEASE });
+        assert.equal((await sql('SELECT count(*)::int AS n FROM $schema.holds WHERE lease_id IS NOT NULL'))[0].n, 10);
+        for (let index = 0; index < 10; index++) await first.recordReceipt(receipt(index, 300));
+        assert.equal(
+          (await sql("SELECT balance_nano::int AS b FROM $schema.accounts WHERE id = 'default'"))[0].b,
+          FUNDS,
+          'the account row untouched',
+        );
+        await assertBooks(first, 3_000);
+        await assertBooks(second, 3_000);
+
+        // Another process's hold outside a lease (a key with a daily limit) may use all but the lease.
+        const refused = await second.placeHold(
+          sampleHold({ id: 'rcpt_big', keyId: 'key_000000002bbbbbbbbbbbb', amountNano: FUNDS, owner: 'host/2/b' }),
+          FUNDS,
+        );
+        assert.deepEqual(refused, { placed: false, reason: 'insufficient_balance', remainingNano: FUNDS - LEASE });
+
+        // A sweep folds the charges into the account row; the next, finding the lease idle, hands it back.
+        await first.extendHolds(OWNER, [], LATER);
+        assert.equal((await sql("SELECT balance_nano::int AS b FROM $schema.accounts WHERE id = 'default'"))[0].b, FUNDS - 3_000);
+        await assertBooks(second, 3_000);
+        await first.extendHolds(OWNER, [], LATER);
+        assert.deepEqual(await sql('SELECT id FROM $schema.balance_leases'), []);
+        await assertBooks(second, 3_000);
+        assert.deepEqual(await second.listHolds(DEFAULT_ACCOUNT_ID), []);
+      });
+    });
+
+    test("a survivor recovers a dead process's lease and the holds in it, charging their estimates", async () => {
+      await withTwoProcesses(async (first, second, sql) => {
+        for (let index = 0; index < 5; index++) await first.placeHold(hold(index, 100), null);
+        await first.recordReceipt(receipt(0, 300));
+        await first.recordReceipt(receipt(1, 300));
+
+        const released = await second.releaseOrphanedHolds(new Date().toISOString(), (owner) => owner === OWNER);
+        assert.equal(released.length, 3);
+        assert.ok(released.every((closed) => closed.status === 'failed' && closed.costNano === 100));
+        assert.deepEqual(await sql('SELECT id FROM $schema.balance_leases'), [], 'the lease is gone');
+        assert.deepEqual(await second.listHolds(DEFAULT_ACCOUNT_ID), []);
+        await assertBooks(second, 900);
+        // All of it is the account's again.
+        const refused = await second.placeHold(
+          sampleHold({ id: 'rcpt_big', keyId: 'key_000000002bbbbbbbbbbbb', amountNano: FUNDS, owner: 'host/2/b' }),
+          FUNDS,
+        );
+        assert.deepEqual(refused, { placed: false, reason: 'insufficient_balance', remainingNano: FUNDS - 900 });
+      });
+    });
+
+    test('no lease when the account cannot spare sixteen of them: holds are checked one by one, as without leases', async () => {
+      await withTwoProcesses(async (first, second, sql) => {
+        await first.setMonthlyBudget(DEFAULT_ACCOUNT_ID, 16 * LEASE - 1, 'test');
+        assert.deepEqual(await first.placeHold(hold(0), null), { placed: true });
+        assert.deepEqual(await sql('SELECT id FROM $schema.balance_leases'), []);
+        assert.equal((await sql('SELECT count(*)::int AS n FROM $schema.holds WHERE lease_id IS NULL'))[0].n, 1);
+        await first.recordReceipt(receipt(0, 300));
+        await assertBooks(second, 300);
+      });
+    });
+  });
+}
