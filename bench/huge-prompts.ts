@@ -1,11 +1,12 @@
 /**
  * Multi-megabyte prompts against a gateway in its own process: how long until each is refused
  * (too large for fast/echo's 128K tokens) or admitted (fast/vast has room), and the gateway's
- * longest event-loop stall meanwhile (what any other request would have waited at most). `npm run bench:huge`; BENCH_HUGE_MIB sets the size (5).
+ * longest event-loop stall meanwhile (what any other request would have waited at most). `npm run bench:huge`; BENCH_HUGE_MIB sets the size (5),
+ * BENCH_CPU_PROF a directory for the gateway's CPU profile.
  */
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { hugePrompts } from '../test/helpers/huge-prompts.ts';
 import { startChild, stopAllChildren } from './children.ts';
 
@@ -16,7 +17,8 @@ const PROMPTS = hugePrompts(SIZE);
 const directory = await mkdtemp(join(tmpdir(), 'bench-huge-'));
 try {
   const upstream = await startChild<{ url: string }>('bench/fast-upstream.ts', []);
-  const gateway = await startChild<{ url: string; key: string }>('bench/gateway-process.ts', [upstream.info.url, directory]);
+  const profile = process.env.BENCH_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${resolve(process.env.BENCH_CPU_PROF)}`] : [];
+  const gateway = await startChild<{ url: string; key: string }>('bench/gateway-process.ts', [upstream.info.url, directory], profile);
   const post = (body: string) =>
     fetch(`${gateway.info.url}/v1/chat/completions`, {
       method: 'POST',

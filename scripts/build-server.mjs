@@ -12,7 +12,11 @@ const out = join(root, 'dist', 'server');
 
 rmSync(out, { recursive: true, force: true });
 await build({
-  entryPoints: { main: join(root, 'src', 'cli', 'main.ts') },
+  entryPoints: {
+    main: join(root, 'src', 'cli', 'main.ts'),
+    // A thread's entry: text-token-count.ts starts it from beside its own chunk.
+    'cl100k-counter-thread': join(root, 'src', 'protocol', 'canonical', 'cl100k-counter-thread.mjs'),
+  },
   outdir: out,
   bundle: true,
   splitting: true,

@@ -2,8 +2,13 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { demoConfigText } from '../src/config/demo-config.ts';
+import { countTextTokens } from '../src/protocol/canonical/text-token-count.ts';
 import { buildServer } from './helpers/build-server.ts';
+import { startGatewayProcess } from './helpers/gateway-process.ts';
 
 test('the compiled build loads no TypeScript compiler or loader, and bin/gateway.js runs it', () => {
   buildServer();
@@ -30,4 +35,34 @@ test('the compiled build loads no TypeScript compiler or loader, and bin/gateway
   const help = spawnSync(process.execPath, ['bin/gateway.js', '--help'], { encoding: 'utf8' });
   assert.equal(help.status, 0, help.stderr);
   assert.match(help.stdout, /Usage: gateway <command>/);
+});
+
+test('the compiled gateway counts tokens on its counting thread, as the sources do', async () => {
+  buildServer();
+  const directory = await mkdtemp(join(tmpdir(), 'compiled-count-'));
+  const configPath = join(directory, 'gateway.yaml');
+  await writeFile(configPath, demoConfigText.replace('port: 8787', 'port: 0').replace('./data/gateway.db', join(directory, 'gateway.db')));
+  const created = spawnSync(process.execPath, ['bin/gateway.js', 'keys', 'create', '--name', 'count', '--json', '--config', configPath], {
+    encoding: 'utf8',
+  });
+  assert.equal(created.status, 0, created.stderr);
+  const { key } = JSON.parse(created.stdout);
+  const gateway = await startGatewayProcess(configPath, {}, { compiled: true });
+  try {
+    const content = 'Count me on the thread, please. '.repeat(50);
+    const response = await fetch(`${gateway.url}/v1/messages/count_tokens`, {
+      method: 'POST',
+      headers: { 'x-api-key': key, 'content-type': 'application/json', 'anthropic-version': '2023-06-01' },
+      body: JSON.stringify({ model: 'svc/fast', messages: [{ role: 'user', content }] }),
+    });
+    assert.equal(response.status, 200, await response.clone().text());
+    const { input_tokens: counted } = (await response.json()) as { input_tokens: number };
+    // The same count the sources make: the text's cl100k tokens plus the same framing.
+    const framing = counted - (await countTextTokens(content));
+    assert.ok(framing > 0 && framing < 20, `counted ${counted}`);
+    assert.ok(counted < Buffer.byteLength(content) / 2, 'counted, not bounded by bytes');
+  } finally {
+    await gateway.stop();
+    await rm(directory, { recursive: true, force: true });
+  }
 });

@@ -2,16 +2,9 @@ import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { countTokens } from 'gpt-tokenizer/encoding/cl100k_base';
 import ranks from 'gpt-tokenizer/bpeRanks/cl100k_base';
-import {
-  countingChunks,
-  countTexts,
-  floorWeight,
-  floorWeights,
-  LONGEST_TOKEN_TABLE,
-  tokenizerWork,
-  tokenLowerBound,
-  utf8Bytes,
-} from './text-token-count.ts';
+import { inflateRawSync } from 'node:zlib';
+import { CL100K_PAIR_TABLE } from './cl100k-pair-table.ts';
+import { countingChunks, countTexts, tokenFloor, tokenFloors, tokenizerWork, utf8Bytes } from './text-token-count.ts';
 
 const plain = (text: string) => countTokens(text, { disallowedSpecial: new Set() });
 
@@ -42,30 +35,50 @@ const SAMPLES: Record<string, string> = {
 };
 
 describe('bounds', () => {
-  test("the longest-token table is cl100k's own", () => {
-    const longest = new Array<number>(256).fill(0);
+  test("the byte-pair table is cl100k's own", () => {
+    const longest = new Uint8Array(256 * 256);
     const encoder = new TextEncoder();
     for (const token of ranks as Array<string | number[]>) {
       const bytes = typeof token === 'string' ? encoder.encode(token) : Uint8Array.from(token);
-      for (const byte of new Set(bytes)) longest[byte] = Math.max(longest[byte]!, bytes.length);
+      for (let index = 0; index + 1 < bytes.length; index++) {
+        const pair = bytes[index]! * 256 + bytes[index + 1]!;
+        longest[pair] = Math.max(longest[pair]!, bytes.length);
+      }
     }
-    assert.deepEqual(LONGEST_TOKEN_TABLE, longest);
+    assert.deepEqual(new Uint8Array(inflateRawSync(Buffer.from(CL100K_PAIR_TABLE, 'base64'))), longest);
   });
 
   for (const [name, text] of Object.entries(SAMPLES)) {
     test(`${name}: lower bound <= count <= UTF-8 bytes`, () => {
       const count = plain(text);
-      assert.ok(tokenLowerBound(text) <= count, `lower ${tokenLowerBound(text)} > ${count}`);
+      assert.ok(tokenFloor(text) <= count, `lower ${tokenFloor(text)} > ${count}`);
       assert.ok(count <= utf8Bytes(text));
-      assert.ok(tokenLowerBound(text) > 0);
+      assert.ok(tokenFloor(text) > count / 20, `${name}: floor ${tokenFloor(text)} for ${count}`);
     });
   }
+
+  test('the lower bound holds on 2,000 short random texts of mixed kinds', () => {
+    const next = random(99);
+    const alphabets = [' \n\t', 'aab', '=-_ ', 'ab c\n', '日本語 ', '😀a', '{}": ,\n'];
+    for (let round = 0; round < 2_000; round++) {
+      const alphabet = [...alphabets[round % alphabets.length]!];
+      const text = textOf(1 + Math.floor(next() * 300), (pick) => alphabet[Math.floor(pick() * alphabet.length)]!, round);
+      assert.ok(tokenFloor(text) <= plain(text), JSON.stringify(text));
+    }
+  });
+
+  test('one letter repeated is held to a token per 8 bytes, as cl100k has no longer run of it', () => {
+    assert.equal(tokenFloor('a'.repeat(5 * 1024 * 1024)), (5 * 1024 * 1024) / 8);
+  });
 });
 
-test('weighing a long text in slices gives the weight of the whole, surrogate pairs kept whole', async () => {
+test('weighing a long text in slices stays below the count, surrogate pairs kept whole', async () => {
   // 'a' then emoji: every 64 Ki-character slice boundary falls inside a surrogate pair.
   const text = 'a' + '😀'.repeat(100_000);
-  assert.deepEqual(await floorWeights([text, 'short']), [floorWeight(text), floorWeight('short')]);
+  const [floor, short] = await tokenFloors([text, 'short']);
+  assert.equal(short, tokenFloor('short'));
+  assert.ok(floor! <= tokenFloor(text) && floor! >= tokenFloor(text) - 4, `${floor} for ${tokenFloor(text)}`);
+  assert.ok(floor! <= plain(text));
 });
 
 describe('counting in chunks', () => {

@@ -1,4 +1,7 @@
 import { setImmediate as yieldToEventLoop } from 'node:timers/promises';
+import { Worker } from 'node:worker_threads';
+import { inflateRawSync } from 'node:zlib';
+import { CL100K_PAIR_TABLE } from './cl100k-pair-table.ts';
 
 /**
  * How many cl100k tokens a text is, bounded in time and never holding the event loop.
@@ -6,113 +9,129 @@ import { setImmediate as yieldToEventLoop } from 'node:timers/promises';
  * Three answers of growing cost:
  * - `utf8Bytes`: a strict upper bound. A byte-level BPE token covers at least one byte, so no
  *   such tokenizer (cl100k, o200k, Claude's) makes more tokens than the text has bytes.
- * - `tokenLowerBound`: a strict lower bound, in one pass over the bytes. cl100k's longest token
- *   holding byte b is `LONGEST_TOKEN_WITH_BYTE[b]` bytes, so every byte b is worth at least
- *   1/LONGEST[b] of a token.
- * - `countTextTokens`: the count itself. Long texts are cut into chunks (at word boundaries,
+ * - `tokenFloor`: a lower bound, in one pass over the bytes, from the longest cl100k token
+ *   holding each pair of adjacent bytes.
+ * - `countTexts`: the count itself. Long texts are cut into chunks (at word boundaries,
  *   which keeps the count exact, or every `HARD_CUT` characters inside a run with no boundary,
  *   which bounds the tokenizer's merge step: it grows quadratically with a run's length), and
- *   the work gives the event loop back every `SLICE_MS`.
+ *   the chunks are counted on a thread of their own, which loads the tokenizer's tables (~40 MB)
+ *   on the first count, not at start.
  *
- * The tokenizer's tables (~40 MB) load on the first count, not at start.
+ * What stays on the event loop (weighing bytes, cutting chunks) gives it back every `SLICE_MS`.
  */
+
+/** Longest stretch of work on the event loop between two of its turns. */
+const SLICE_MS = 4;
 
 /** Upper bound of tokens of `text` for any byte-level BPE tokenizer. */
 export function utf8Bytes(text: string): number {
   return Buffer.byteLength(text, 'utf8');
 }
 
+/** For byte pair a·b at a * 256 + b: cl100k's longest token holding it, in bytes (0: no token does). */
+let pairTable: Uint8Array | null = null;
+const longestWithPair = () => (pairTable ??= new Uint8Array(inflateRawSync(Buffer.from(CL100K_PAIR_TABLE, 'base64'))));
+
 /**
- * For each byte value, the length in bytes of cl100k's longest token holding it
- * (checked against the tokenizer's ranks by text-token-count.test.ts).
+ * Lower bound of cl100k tokens of `text`, in one linear pass without the tokenizer: the fewest
+ * pieces the text can be cut into such that no piece is longer than the longest token holding
+ * any of its adjacent byte pairs. Every token the tokenizer makes is such a piece, so it makes
+ * at least that many. Cutting greedily (each piece as long as it can be) gives the fewest,
+ * because a piece's sub-pieces are pieces too. 5 MiB of one letter is at least 655K tokens
+ * ("aa" is in no token longer than 8 bytes), where a per-byte bound gave 125K.
  */
-// prettier-ignore
-const LONGEST_TOKEN_WITH_BYTE = [
-  1, 1, 1, 1, 1, 1, 1, 1, 1, 28, 82, 1, 2, 26, 1, 1,
-  1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 2, 1, 1, 1, 1,
-  128, 10, 34, 81, 14, 64, 8, 17, 34, 24, 97, 32, 12, 114, 65, 114,
-  3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 28, 16, 17, 82, 12, 8,
-  22, 42, 27, 42, 40, 30, 27, 40, 40, 42, 26, 26, 30, 42, 30, 30,
-  26, 26, 34, 40, 28, 30, 40, 34, 26, 26, 26, 15, 20, 14, 5, 64,
-  6, 42, 34, 30, 40, 42, 34, 42, 40, 42, 26, 42, 42, 40, 42, 42,
-  30, 34, 42, 42, 42, 42, 30, 40, 30, 26, 42, 8, 77, 10, 32, 1,
-  48, 21, 25, 19, 13, 14, 21, 21, 16, 18, 21, 15, 25, 15, 10, 25,
-  13, 19, 14, 15, 48, 19, 21, 12, 10, 12, 9, 12, 19, 12, 12, 19,
-  16, 17, 12, 10, 12, 9, 24, 14, 21, 15, 13, 15, 12, 17, 12, 15,
-  25, 14, 25, 17, 14, 25, 13, 25, 21, 15, 21, 25, 17, 19, 25, 25,
-  1, 1, 16, 17, 9, 10, 9, 1, 4, 2, 1, 1, 2, 1, 4, 4,
-  25, 25, 1, 1, 1, 1, 1, 3, 7, 7, 3, 4, 1, 1, 1, 1,
-  9, 9, 48, 21, 12, 19, 19, 19, 13, 12, 7, 10, 10, 10, 1, 13,
-  7, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
-];
-export const LONGEST_TOKEN_TABLE: readonly number[] = LONGEST_TOKEN_WITH_BYTE;
-
-// Integer weights (rounded down, so the sum stays a lower bound) keep the sum exact and additive:
-// the floor of a text is the floor of its parts' weights added.
-const WEIGHT_UNIT = 1 << 16;
-const BYTE_WEIGHT = Uint32Array.from(LONGEST_TOKEN_WITH_BYTE, (longest) => Math.floor(WEIGHT_UNIT / longest));
-
-/** Tokens a floor weight is worth. */
-export const tokensOfWeight = (weight: number) => Math.floor(weight / WEIGHT_UNIT);
-
-/** Lower bound of cl100k tokens of `text`: one linear pass, no tokenizer. */
-export function tokenLowerBound(text: string): number {
-  return tokensOfWeight(floorWeight(text));
-}
-
-/** The lower bound's weight, additive over the parts of a text. */
-export function floorWeight(text: string): number {
+export function tokenFloor(text: string): number {
   const bytes = Buffer.from(text, 'utf8');
-  let weight = 0;
-  for (let index = 0; index < bytes.length; index++) weight += BYTE_WEIGHT[bytes[index]!]!;
-  return weight;
+  const longest = longestWithPair();
+  let pieces = 0;
+  for (let start = 0; start < bytes.length;) {
+    let end = start + 1;
+    let limit = 255;
+    for (; end < bytes.length; end++) {
+      limit = Math.min(limit, longest[bytes[end - 1]! * 256 + bytes[end]!]!);
+      if (end + 1 - start > limit) break;
+    }
+    pieces++;
+    start = end;
+  }
+  return pieces;
 }
 
 /** Characters of a text whose floor is weighed between two turns of the event loop. */
 const FLOOR_SLICE = 64 * 1024;
 
-/** `floorWeight` of each text; a long one is weighed in slices, giving the event loop back between them (5 MiB takes ~15 ms). */
-export async function floorWeights(texts: readonly string[]): Promise<number[]> {
-  const weights: number[] = [];
+/**
+ * `tokenFloor` of each text; a long one is weighed in slices, giving the event loop back between
+ * them. A cut between slices can split one piece in two, so each cut takes one off the sum.
+ */
+export async function tokenFloors(texts: readonly string[]): Promise<number[]> {
+  const floors: number[] = [];
   let sliceStart = performance.now();
   for (const text of texts) {
-    let weight = 0;
+    let floor = 0;
     for (let start = 0; start < text.length;) {
       let end = Math.min(text.length, start + FLOOR_SLICE);
       // Never between the halves of a surrogate pair: each would weigh as U+FFFD.
       const last = text.charCodeAt(end - 1);
       if (end < text.length && last >= 0xd800 && last <= 0xdbff) end--;
-      weight += floorWeight(start === 0 && end === text.length ? text : text.slice(start, end));
+      floor += tokenFloor(start === 0 && end === text.length ? text : text.slice(start, end)) - (start === 0 ? 0 : 1);
       start = end;
       if (performance.now() - sliceStart > SLICE_MS) {
         await yieldToEventLoop();
         sliceStart = performance.now();
       }
     }
-    weights.push(weight);
+    floors.push(floor);
   }
-  return weights;
+  return floors;
 }
 
-type Tokenize = (text: string) => number;
-let tokenizer: Promise<Tokenize> | null = null;
+interface CountingThread {
+  worker: Worker;
+  pending: Map<number, { resolve(counts: number[]): void; reject(error: Error): void }>;
+  nextId: number;
+}
+let countingThread: CountingThread | null = null;
 
-function loadTokenizer(): Promise<Tokenize> {
-  // Text that looks like a special token (`<|endoftext|>`) is ordinary text in a prompt: count it
-  // as such instead of throwing, as the providers do.
-  tokenizer ??= import('gpt-tokenizer/encoding/cl100k_base').then(({ countTokens }) => {
-    const plainText = { disallowedSpecial: new Set<string>() };
-    return (text: string) => countTokens(text, plainText);
+// The thread's entry sits beside this file: cl100k-counter-thread.mjs in the sources, .js in the build.
+const THREAD_ENTRY = new URL(`./cl100k-counter-thread.${import.meta.url.endsWith('.ts') ? 'mjs' : 'js'}`, import.meta.url);
+
+/**
+ * cl100k tokens of each chunk, counted on a thread of its own: loading the tables would hold the
+ * event loop for 100-200 ms, and counting a long prompt for longer. The thread starts on the
+ * first count and keeps the process alive only while a count is pending.
+ */
+function countOnThread(chunks: string[]): Promise<number[]> {
+  if (!countingThread) {
+    // No flags of the parent's (a TypeScript loader, a profiler): the entry is plain JavaScript.
+    const thread: CountingThread = { worker: new Worker(THREAD_ENTRY, { execArgv: [] }), pending: new Map(), nextId: 0 };
+    const fail = (error: Error) => {
+      if (countingThread === thread) countingThread = null;
+      for (const { reject } of thread.pending.values()) reject(error);
+      thread.pending.clear();
+    };
+    thread.worker.on('message', ({ id, counts }: { id: number; counts: number[] }) => {
+      thread.pending.get(id)?.resolve(counts);
+      thread.pending.delete(id);
+      if (thread.pending.size === 0) thread.worker.unref();
+    });
+    thread.worker.on('error', fail);
+    thread.worker.on('exit', (code) => fail(new Error(`the token-counting thread exited (${code})`)));
+    countingThread = thread;
+  }
+  const thread = countingThread;
+  const id = thread.nextId++;
+  if (thread.pending.size === 0) thread.worker.ref();
+  return new Promise((resolve, reject) => {
+    thread.pending.set(id, { resolve, reject });
+    thread.worker.postMessage({ id, chunks });
   });
-  return tokenizer;
 }
 
 /** Longest run the tokenizer gets without a word boundary. */
 const HARD_CUT = 128;
 /** Longest chunk cut at a word boundary. */
 const SOFT_CUT = 4096;
-/** Longest stretch of tokenizer work between two turns of the event loop. */
-const SLICE_MS = 4;
 
 const isSpace = (code: number) => code === 0x20 || code === 0x09 || code === 0x0a || code === 0x0d;
 
@@ -213,36 +232,46 @@ export interface TextCount {
 /**
  * cl100k tokens of `texts` together. With `stopAbove`, stops as soon as the count so far plus the
  * lower bound of what is left passes it (the answer is then only known to be above it);
- * `weights` are the texts' `floorWeight`s when the caller has them.
+ * `floors` are the texts' `tokenFloors` when the caller has them. Chunks are counted apart, so
+ * the floors of the chunks counted can be taken off the texts' floor: what is left stays a lower
+ * bound of the rest (a text's floor is at most the sum of its chunks' floors).
  */
-export async function countTexts(texts: readonly string[], stopAbove = Infinity, weights?: readonly number[]): Promise<TextCount> {
-  const tokenize = await loadTokenizer();
+export async function countTexts(texts: readonly string[], stopAbove = Infinity, floors?: readonly number[]): Promise<TextCount> {
   const stops = stopAbove !== Infinity;
   let tokens = 0;
   let sliceStart = performance.now();
   // The same chunk again (a long run of one character) is counted once.
-  const repeated = new Map<string, { count: number; weight: number }>();
-  let weightLeft = 0;
-  if (stops) for (const [index, text] of texts.entries()) weightLeft += weights?.[index] ?? floorWeight(text);
+  const repeated = new Map<string, number>();
+  let floorLeft = 0;
+  if (stops) for (const [index, text] of texts.entries()) floorLeft += floors?.[index] ?? tokenFloor(text);
   for (const [index, text] of texts.entries()) {
     const cached = textTokenCache.get(text);
     if (cached !== undefined) {
       tokens += cached;
-      if (stops) weightLeft -= weights?.[index] ?? floorWeight(text);
+      if (stops) floorLeft -= floors?.[index] ?? tokenFloor(text);
       continue;
     }
     let textTokens = 0;
-    for (const chunk of countingChunks(text)) {
-      let seen = repeated.get(chunk);
-      if (seen === undefined) {
-        seen = { count: tokenize(chunk), weight: stops ? floorWeight(chunk) : 0 };
-        tokenizerWork.characters += chunk.length;
-        if (chunk.length >= HARD_CUT) repeated.set(chunk, seen);
+    const chunks = countingChunks(text);
+    for (let batch = nextBatch(chunks); batch.length > 0; batch = nextBatch(chunks)) {
+      const counts = new Map<string, number>();
+      const fresh = [...new Set(batch.filter((chunk) => !repeated.has(chunk)))];
+      if (fresh.length > 0) {
+        const freshCounts = await countOnThread(fresh);
+        sliceStart = performance.now();
+        fresh.forEach((chunk, at) => {
+          tokenizerWork.characters += chunk.length;
+          counts.set(chunk, freshCounts[at]!);
+          if (chunk.length >= HARD_CUT) repeated.set(chunk, freshCounts[at]!);
+        });
       }
-      textTokens += seen.count;
-      weightLeft -= seen.weight;
-      const atLeast = tokens + textTokens + tokensOfWeight(weightLeft);
+      for (const chunk of batch) {
+        textTokens += counts.get(chunk) ?? repeated.get(chunk)!;
+        if (stops) floorLeft -= tokenFloor(chunk);
+      }
+      const atLeast = tokens + textTokens + Math.max(0, floorLeft);
       if (atLeast > stopAbove) return { tokens: atLeast, complete: false };
+      // Batches of repeated chunks need no thread: give the event loop back between them too.
       if (performance.now() - sliceStart > SLICE_MS) {
         await yieldToEventLoop();
         sliceStart = performance.now();
@@ -252,6 +281,20 @@ export async function countTexts(texts: readonly string[], stopAbove = Infinity,
     tokens += textTokens;
   }
   return { tokens, complete: true };
+}
+
+/** Characters of chunks sent to the counting thread at once: a count that passes its limit stops soon after. */
+const BATCH_CHARACTERS = 64 * 1024;
+
+function nextBatch(chunks: Iterator<string>): string[] {
+  const batch: string[] = [];
+  for (let characters = 0; characters < BATCH_CHARACTERS;) {
+    const next = chunks.next();
+    if (next.done) break;
+    batch.push(next.value);
+    characters += next.value.length;
+  }
+  return batch;
 }
 
 /** cl100k tokens of one text, without margin: a fair count, e.g. of output already forwarded. */

@@ -1,4 +1,4 @@
-import { countTexts, floorWeights, tokensOfWeight, utf8Bytes } from './text-token-count.ts';
+import { countTexts, tokenFloors, utf8Bytes } from './text-token-count.ts';
 import type { ChatRequest, ContentPart } from './chat-request.ts';
 
 /**
@@ -31,8 +31,8 @@ interface InputMeasure {
   textBytes: number;
   /** cl100k tokens of `texts`, once counted. */
   textTokens?: number;
-  /** `floorWeight` of each of `texts`, once needed. */
-  textWeights?: number[];
+  /** `tokenFloors` of `texts`, once needed. */
+  textFloors?: number[];
   /** A lower bound of `textTokens`, once needed. */
   textFloor?: number;
   /** Framing tokens, counted exactly (no margin). */
@@ -162,10 +162,10 @@ export async function inputFits(request: ChatRequest, model: TokenCountingModel,
   const room = limit - fixedTokens(measure, model);
   if (measure.textTokens !== undefined) return { fits: measure.textTokens <= room, tokens: measure.textTokens + limit - room, bound: false };
   if (measure.textBytes <= room) return { fits: true, tokens: measure.textBytes + limit - room, bound: true };
-  measure.textWeights ??= await floorWeights(measure.texts);
-  measure.textFloor ??= tokensOfWeight(measure.textWeights.reduce((sum, weight) => sum + weight, 0));
+  measure.textFloors ??= await tokenFloors(measure.texts);
+  measure.textFloor ??= measure.textFloors.reduce((sum, floor) => sum + floor, 0);
   if (measure.textFloor > room) return { fits: false, tokens: measure.textFloor + limit - room, bound: true };
-  const counted = await countTexts(measure.texts, room, measure.textWeights);
+  const counted = await countTexts(measure.texts, room, measure.textFloors);
   if (counted.complete) measure.textTokens = counted.tokens;
   else measure.textFloor = Math.max(measure.textFloor, counted.tokens);
   return { fits: counted.complete && counted.tokens <= room, tokens: counted.tokens + limit - room, bound: !counted.complete };
