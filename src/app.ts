@@ -20,7 +20,7 @@ import { registerOpenApiRoute } from './http/openapi/openapi-route.ts';
 import { registerReceiptsRoutes } from './http/receipts-route.ts';
 import { registerResponsesRoute } from './http/responses/responses-route.ts';
 import { routeOptions } from './http/request-context.ts';
-import { decodeBody, parseJsonBody } from './http/parse-json-body.ts';
+import { jsonBodyParser } from './http/parse-json-body.ts';
 
 /** Model requests only: listing receipts or models never eats a key's request budget. */
 async function enforceRateLimit(deps: GatewayDeps, key: ApiKeyRecord): Promise<void> {
@@ -66,22 +66,9 @@ export function buildApp(deps: GatewayDeps): FastifyInstance {
   // curl -d sends form encoding by default; read any body as JSON rather than answer 415. One
   // parser for every content type, refusing bodies nested deeper than any real request.
   app.removeContentTypeParser('application/json');
-  const json = (_request: unknown, body: string | Buffer, done: (error: Error | null, value?: unknown) => void) => {
-    decodeBody(body as Buffer).then(
-      (text) => {
-        let parsed: unknown;
-        try {
-          parsed = parseJsonBody(text);
-        } catch (error) {
-          return done(error as Error, undefined);
-        }
-        done(null, parsed);
-      },
-      (error: Error) => done(error, undefined),
-    );
-  };
-  app.addContentTypeParser('application/json', { parseAs: 'buffer' }, json);
-  app.addContentTypeParser('*', { parseAs: 'buffer' }, json);
+  const json = jsonBodyParser(deps.config.server.body_limit_bytes);
+  app.addContentTypeParser('application/json', json);
+  app.addContentTypeParser('*', json);
 
   // Authenticate before the body is parsed, so a bad body from a valid key still gets its receipt.
   app.addHook('onRequest', async (request, reply) => {
