@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { describe, test } from 'node:test';
 import pg from 'pg';
 import { issueApiKey } from '../src/auth/issue-api-key.ts';
-import { NANO_PER_USD, parseUsd } from '../src/lib/money.ts';
+import { formatUsd, NANO_PER_USD, parseUsd } from '../src/lib/money.ts';
 import { createPostgresStore } from '../src/storage/postgres/postgres-store.ts';
 import { PG_TEST_URL, postgresUnreachable, reportPostgresUnreachable, urlOnSchema } from './helpers/postgres-test-connection.ts';
 import { createSqliteStore } from '../src/storage/sqlite/sqlite-store.ts';
@@ -92,14 +92,17 @@ async function gatewayKilledMidRun(backend: Backend): Promise<void> {
     );
     const last = JSON.parse(events.at(-1)!.data);
     assert.equal(last.type, 'run.completed');
-    assert.deepEqual([last.run.id, last.run.status, last.run.error.code, last.run.cost], [runId, 'failed', 'internal_error', '0.000000000']);
+    // Its first step's prompt was sent: charged as a chat request whose process died (orphan-receipt.ts).
+    const estimate = hold!.estimatedCostNano!;
+    assert.ok(estimate > 0 && estimate < hold!.amountNano, 'the hold carries the first prompt at the first candidate price');
+    assert.deepEqual([last.run.id, last.run.status, last.run.error.code, last.run.cost], [runId, 'failed', 'internal_error', formatUsd(estimate)]);
 
     const view = await (await fetch(`${survivor.url}/v1/fix/runs/${runId}`, { headers })).json();
     assert.equal(view.status, 'failed');
     assert.deepEqual(await store.listHolds(DEFAULT_ACCOUNT_ID), [], 'hold released');
     const receipt = await store.getReceipt(DEFAULT_ACCOUNT_ID, view.receipt_id);
-    assert.deepEqual([receipt?.status, receipt?.costNano, receipt?.endpoint], ['failed', 0, 'fix.runs']);
-    assert.equal(await store.getBalance(DEFAULT_ACCOUNT_ID), 5 * NANO_PER_USD, 'nothing charged for the gateway failure');
+    assert.deepEqual([receipt?.status, receipt?.costNano, receipt?.usageEstimated, receipt?.endpoint], ['failed', estimate, true, 'fix.runs']);
+    assert.equal(await store.getBalance(DEFAULT_ACCOUNT_ID), 5 * NANO_PER_USD - estimate, 'the prompt sent is charged, nothing more');
 
     // The quote ran once: posting it again returns the failed run, never a second hold.
     const again = await (await fetch(`${survivor.url}/v1/fix/runs`, { method: 'POST', headers, body: JSON.stringify({ quote: quote.id }) })).json();

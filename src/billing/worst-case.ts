@@ -34,6 +34,15 @@ export function estimatedCallCost(request: ChatRequest, candidates: ModelConfig[
 }
 
 /**
+ * What a fix run is charged when its process dies mid-run, as a chat request is: its first step's
+ * prompt (the quote's counted input) at the first candidate's input price, never above the hold.
+ */
+export function estimatedFixCallCost(inputTokens: number, candidates: readonly ModelConfig[]): number {
+  const first = candidates[0];
+  return first ? costOfParts([[inputTokens, first.price.inputNanoPerMillion]]) : 0;
+}
+
+/**
  * Holds the worst case before any call. The first try bounds the prompt by its UTF-8 bytes,
  * which needs no tokenizer; only when that hold is refused (balance, daily limit or budget) is
  * the prompt counted and the tighter bound tried, so a refusal is decided on the count.

@@ -2,7 +2,7 @@ import type { FastifyBaseLogger } from 'fastify';
 import type { MeteredRequest, RequestMeter } from '../billing/request-meter.ts';
 import { holdRefusal } from '../billing/request-meter.ts';
 import { estimateUsage } from '../billing/usage-estimate.ts';
-import { outputCapFor, worstCaseCost } from '../billing/worst-case.ts';
+import { estimatedFixCallCost, outputCapFor, worstCaseCost } from '../billing/worst-case.ts';
 import { countInput } from '../protocol/canonical/token-estimate.ts';
 import type { GatewayConfig, ModelConfig } from '../config/schema.ts';
 import { GatewayError, toGatewayError } from '../errors/gateway-error.ts';
@@ -75,6 +75,8 @@ export class FixRunner {
       cancelRequested: false,
     };
     metered.requestedModel = aliasOfTier(quote.tier);
+    // Charged on recovery if this process dies mid-run (orphan-receipt.ts), as a chat request.
+    metered.estimatedCostNano = estimatedFixCallCost(quote.inputTokens, this.deps.catalog.aliases.get(metered.requestedModel)?.candidates ?? []);
     let started: FixRunStart;
     try {
       started = await this.deps.store.startFixRun(run, metered.holdFor(quote.maxCostNano), key.dailyLimitNano);

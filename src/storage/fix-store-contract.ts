@@ -268,6 +268,19 @@ export function runFixStoreContract(name: string, makeStore: () => Promise<Store
         await assertInvariant(store);
       }));
 
+    test("a run whose process died is charged its hold's estimate, as a chat request, on its receipt and its result", () =>
+      withQuote(async (store) => {
+        const fixRun = sampleFixRun('f2');
+        const hold = holdOf(fixRun, { owner: 'host/9/gone', expiresAt: `${DAY}T11:00:00.000Z`, estimatedCostNano: 4_321 });
+        assert.deepEqual(await store.startFixRun(fixRun, hold, null), { started: true });
+        await store.releaseOrphanedHolds(`${DAY}T10:05:00.000Z`, () => true);
+        const closed = await store.getReceipt(DEFAULT_ACCOUNT_ID, fixRun.receiptId);
+        assert.deepEqual([closed?.status, closed?.costNano, closed?.usageEstimated], ['failed', 4_321, true]);
+        assert.deepEqual((await store.getFixRun(DEFAULT_ACCOUNT_ID, fixRun.id))?.result, recoveredFixRunResult(4_321));
+        assert.equal(await store.getBalance(DEFAULT_ACCOUNT_ID), 1_000_000 - 4_321);
+        await assertInvariant(store);
+      }));
+
     test('recovery leaves a finished run alone', () =>
       withQuote(async (store) => {
         const { run: fixRun } = await start(store, 'g1');

@@ -10,7 +10,8 @@ import type { HoldRecord, ReceiptRecord } from './records.ts';
  * receipt. A hold left without a receipt is therefore a request whose provider was called (or was
  * about to be, within the same turn of the event loop): it is charged the prompt's input at the
  * first candidate's price, which the provider charges for a call that was made, and never the
- * output, which nobody saw. Holds placed without an estimate (fix runs) stay at cost 0.
+ * output, which nobody saw. A fix run's hold carries its first step's prompt the same way
+ * (worst-case.ts estimatedFixCallCost); a hold placed without an estimate stays at cost 0.
  */
 export function orphanReceipt(hold: HoldRecord, now: string): ReceiptRecord {
   const costNano = hold.estimatedCostNano ?? 0;
@@ -39,13 +40,19 @@ export function orphanReceipt(hold: HoldRecord, now: string): ReceiptRecord {
   };
 }
 
-/** The result stored on a fix run whose process died mid-run: failed, its hold released, nothing charged. */
-export function recoveredFixRunResult(): Record<string, unknown> {
+/**
+ * The result stored on a fix run whose process died mid-run: failed, its hold released, charged
+ * `costNano` (its receipt's: the first step's prompt, estimated on its hold, as a chat request's).
+ */
+export function recoveredFixRunResult(costNano = 0): Record<string, unknown> {
   return {
     error: {
       code: 'internal_error',
-      message: 'The gateway process running this fix stopped before it finished; its hold was released and nothing was charged.',
+      message:
+        costNano > 0
+          ? "The gateway process running this fix stopped before it finished; its hold was released and the first step's prompt was charged."
+          : 'The gateway process running this fix stopped before it finished; its hold was released and nothing was charged.',
     },
-    cost_nano: 0,
+    cost_nano: costNano,
   };
 }

@@ -126,7 +126,7 @@ export function createPostgresLedger(database: PostgresDatabase) {
         if (!row) return null;
         const closed = orphanReceipt(holdFromRow(row), now);
         const createdAt = await recordReceipt(closed, client);
-        await database.rows(statements.failRecoveredFixRun(id, recoveredFixRunResult(), now), client);
+        await database.rows(statements.failRecoveredFixRun(id, recoveredFixRunResult(closed.costNano), now), client);
         return { ...closed, createdAt };
       });
       if (receipt) released.push(receipt);

@@ -33,7 +33,7 @@ function named(name: string, text: string, values: unknown[]): Statement {
 
 const placeHoldText = `SELECT placed, reason, remaining_nano FROM gateway_place_hold(${placeholders(16)})`;
 const recordReceiptText = `SELECT gateway_record_receipt(${placeholders(23)})::text AS created_ns`;
-const startFixRunText = `SELECT started, reason, remaining_nano, existing_run_id FROM gateway_start_fix_run(${placeholders(25)})`;
+const startFixRunText = `SELECT started, reason, remaining_nano, existing_run_id FROM gateway_start_fix_run(${placeholders(26)})`;
 
 export const statements = {
   // Accounts and funds
@@ -248,7 +248,7 @@ export const statements = {
     ]),
   fixQuote: (accountId: string, id: string) =>
     named('fix_quote', `SELECT ${fixQuoteColumns} FROM fix_quotes WHERE account_id = $1 AND id = $2`, [accountId, id]),
-  /** Run insert, then the hold through gateway_place_hold, in one statement (migration 3). */
+  /** Run insert, then the hold through gateway_place_hold, in one statement (migrations 3 and 13). */
   startFixRun: (run: FixRunRecord, hold: HoldRecord, dailyLimitNano: number | null) =>
     named('start_fix_run', startFixRunText, [
       run.id,
@@ -276,6 +276,7 @@ export const statements = {
       hold.owner,
       hold.expiresAt,
       dailyLimitNano,
+      hold.estimatedCostNano ?? 0,
     ]),
   fixRun: (accountId: string, id: string) =>
     named('fix_run', `SELECT ${fixRunColumns} FROM fix_runs WHERE account_id = $1 AND id = $2`, [accountId, id]),

@@ -40,9 +40,9 @@ export function createSqliteFixRuns(db: Database, sql: () => Statements, ledger:
     },
   );
 
-  /** Inside recovery's transaction, after the hold `receiptId` was released: its run, if still running, failed. */
-  function endRecovered(receiptId: string, now: string): void {
-    sql().failRecoveredFixRun.run({ receiptId, result: JSON.stringify(recoveredFixRunResult()), finishedAt: now });
+  /** Inside recovery's transaction, after the hold `receiptId` was released and charged `costNano`: its run, if still running, failed. */
+  function endRecovered(receiptId: string, now: string, costNano: number): void {
+    sql().failRecoveredFixRun.run({ receiptId, result: JSON.stringify(recoveredFixRunResult(costNano)), finishedAt: now });
   }
 
   return { start, finish, endRecovered };

@@ -117,7 +117,7 @@ export function createSqliteStore(path: string): Store {
       if (hold.expiresAt >= now && !isOwnerDead(hold.owner)) continue;
       const receipt = orphanReceipt(hold, now);
       const createdAt = recordReceipt(receipt);
-      fixRuns.endRecovered(hold.id, now);
+      fixRuns.endRecovered(hold.id, now, receipt.costNano);
       released.push({ ...receipt, createdAt });
     }
     return released;
