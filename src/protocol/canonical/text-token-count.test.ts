@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { countTokens } from 'gpt-tokenizer/encoding/cl100k_base';
 import ranks from 'gpt-tokenizer/bpeRanks/cl100k_base';
 import { inflateRawSync } from 'node:zlib';
-import { CL100K_PAIR_TABLE } from './cl100k-pair-table.ts';
+import { CL100K_PAIR_TABLE, CL100K_WHITESPACE_RUNS } from './cl100k-pair-table.ts';
 import { countingChunks, countTexts, tokenFloor, tokenFloors, tokenizerWork, utf8Bytes } from './text-token-count.ts';
 
 const plain = (text: string) => countTokens(text, { disallowedSpecial: new Set() });
@@ -48,6 +48,23 @@ describe('bounds', () => {
     assert.deepEqual(new Uint8Array(inflateRawSync(Buffer.from(CL100K_PAIR_TABLE, 'base64'))), longest);
   });
 
+  test("the whitespace-run table is cl100k's own", () => {
+    const digit: Record<string, number> = { ' ': 0, '\n': 1, '\t': 2, '\r': 3 };
+    const longest = new Map<number, number>();
+    for (const token of ranks as Array<string | number[]>) {
+      if (typeof token !== 'string') continue;
+      // Whitespace is ASCII: a token's runs of 8 whitespace characters are its runs of 8 whitespace bytes.
+      const length = Buffer.byteLength(token);
+      for (let start = 0; start + 8 <= token.length; start++) {
+        const run = [...token.slice(start, start + 8)];
+        if (!run.every((character) => character in digit)) continue;
+        const code = run.reduce((sum, character) => sum * 4 + digit[character]!, 0);
+        longest.set(code, Math.max(longest.get(code) ?? 0, length));
+      }
+    }
+    assert.deepEqual(new Map(CL100K_WHITESPACE_RUNS), longest);
+  });
+
   for (const [name, text] of Object.entries(SAMPLES)) {
     test(`${name}: lower bound <= count <= UTF-8 bytes`, () => {
       const count = plain(text);
@@ -59,7 +76,7 @@ describe('bounds', () => {
 
   test('the lower bound holds on 2,000 short random texts of mixed kinds', () => {
     const next = random(99);
-    const alphabets = [' \n\t', 'aab', '=-_ ', 'ab c\n', '日本語 ', '😀a', '{}": ,\n'];
+    const alphabets = [' \n\t', ' \n', '  \r\n', 'aab', '=-_ ', 'ab c\n', '日本語 ', '😀a', '{}": ,\n', '    x\n'];
     for (let round = 0; round < 2_000; round++) {
       const alphabet = [...alphabets[round % alphabets.length]!];
       const text = textOf(1 + Math.floor(next() * 300), (pick) => alphabet[Math.floor(pick() * alphabet.length)]!, round);
@@ -69,6 +86,12 @@ describe('bounds', () => {
 
   test('one letter repeated is held to a token per 8 bytes, as cl100k has no longer run of it', () => {
     assert.equal(tokenFloor('a'.repeat(5 * 1024 * 1024)), (5 * 1024 * 1024) / 8);
+  });
+
+  test('spaces and newlines mixed at random are held above half their count', () => {
+    const text = textOf(65_536, (next) => (next() < 0.5 ? ' ' : '\n'));
+    const count = plain(text);
+    assert.ok(tokenFloor(text) > count / 2 && tokenFloor(text) <= count, `${tokenFloor(text)} for ${count}`);
   });
 });
 

@@ -1,7 +1,7 @@
 import { setImmediate as yieldToEventLoop } from 'node:timers/promises';
 import { Worker } from 'node:worker_threads';
 import { inflateRawSync } from 'node:zlib';
-import { CL100K_PAIR_TABLE } from './cl100k-pair-table.ts';
+import { CL100K_PAIR_TABLE, CL100K_WHITESPACE_RUNS } from './cl100k-pair-table.ts';
 
 /**
  * How many cl100k tokens a text is, bounded in time and never holding the event loop.
@@ -10,7 +10,7 @@ import { CL100K_PAIR_TABLE } from './cl100k-pair-table.ts';
  * - `utf8Bytes`: a strict upper bound. A byte-level BPE token covers at least one byte, so no
  *   such tokenizer (cl100k, o200k, Claude's) makes more tokens than the text has bytes.
  * - `tokenFloor`: a lower bound, in one pass over the bytes, from the longest cl100k token
- *   holding each pair of adjacent bytes.
+ *   holding each pair of adjacent bytes and each run of 8 whitespace bytes.
  * - `countTexts`: the count itself. Long texts are cut into chunks (at word boundaries,
  *   which keeps the count exact, or every `HARD_CUT` characters inside a run with no boundary,
  *   which bounds the tokenizer's merge step: it grows quadratically with a run's length), and
@@ -32,23 +32,50 @@ export function utf8Bytes(text: string): number {
 let pairTable: Uint8Array | null = null;
 const longestWithPair = () => (pairTable ??= new Uint8Array(inflateRawSync(Buffer.from(CL100K_PAIR_TABLE, 'base64'))));
 
+/** The same for runs of 8 whitespace bytes, at their base-4 code (`WHITESPACE_DIGIT`). */
+let whitespaceTable: Uint8Array | null = null;
+function longestWithWhitespaceRun(): Uint8Array {
+  if (!whitespaceTable) {
+    whitespaceTable = new Uint8Array(4 ** 8);
+    for (const [code, longest] of CL100K_WHITESPACE_RUNS) whitespaceTable[code] = longest;
+  }
+  return whitespaceTable;
+}
+
+/** Base-4 digit of a whitespace byte (space, \n, \t, \r); -1 for any other byte. */
+const WHITESPACE_DIGIT = Int8Array.from({ length: 256 }, (_, byte) => [32, 10, 9, 13].indexOf(byte));
+
 /**
  * Lower bound of cl100k tokens of `text`, in one linear pass without the tokenizer: the fewest
  * pieces the text can be cut into such that no piece is longer than the longest token holding
- * any of its adjacent byte pairs. Every token the tokenizer makes is such a piece, so it makes
- * at least that many. Cutting greedily (each piece as long as it can be) gives the fewest,
- * because a piece's sub-pieces are pieces too. 5 MiB of one letter is at least 655K tokens
- * ("aa" is in no token longer than 8 bytes), where a per-byte bound gave 125K.
+ * any of its adjacent byte pairs, or any of its runs of 8 whitespace bytes. Every token the
+ * tokenizer makes is such a piece, so it makes at least that many. Cutting greedily (each piece
+ * as long as it can be) gives the fewest, because a piece's sub-pieces are pieces too.
+ * 5 MiB of one letter is at least 655K tokens ("aa" is in no token longer than 8 bytes), where a
+ * per-byte bound gave 125K; 5 MiB of spaces and newlines mixed at random ~730K (no token holds
+ * most mixes of 8), where pairs alone gave 125K.
  */
 export function tokenFloor(text: string): number {
   const bytes = Buffer.from(text, 'utf8');
-  const longest = longestWithPair();
+  const pairs = longestWithPair();
+  const runs = longestWithWhitespaceRun();
   let pieces = 0;
   for (let start = 0; start < bytes.length;) {
     let end = start + 1;
     let limit = 255;
+    // The last whitespace bytes of the piece, as base-4 digits, and how many there are in a row.
+    let digit = WHITESPACE_DIGIT[bytes[start]!]!;
+    let run = digit < 0 ? 0 : 1;
+    let code = digit < 0 ? 0 : digit;
     for (; end < bytes.length; end++) {
-      limit = Math.min(limit, longest[bytes[end - 1]! * 256 + bytes[end]!]!);
+      limit = Math.min(limit, pairs[bytes[end - 1]! * 256 + bytes[end]!]!);
+      digit = WHITESPACE_DIGIT[bytes[end]!]!;
+      if (digit < 0) run = code = 0;
+      else {
+        run++;
+        code = ((code << 2) | digit) & 0xffff;
+        if (run >= 8) limit = Math.min(limit, runs[code]!);
+      }
       if (end + 1 - start > limit) break;
     }
     pieces++;
