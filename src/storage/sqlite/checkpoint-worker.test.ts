@@ -1,0 +1,51 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import Database from 'better-sqlite3';
+import { startCheckpointWorker } from './checkpoint-worker.ts';
+
+/** A WAL database whose commits stay in the WAL until something checkpoints it. */
+function walDatabase(): { path: string; db: Database.Database; cleanup(): void } {
+  const dir = mkdtempSync(join(tmpdir(), 'checkpoint-'));
+  const path = join(dir, 'gateway.db');
+  const db = new Database(path);
+  db.pragma('journal_mode = WAL');
+  db.pragma('wal_autocheckpoint = 0');
+  db.exec('CREATE TABLE t (v TEXT)');
+  db.pragma('wal_checkpoint(TRUNCATE)');
+  const insert = db.prepare('INSERT INTO t (v) VALUES (?)');
+  for (let i = 0; i < 200; i++) insert.run('x'.repeat(1_000));
+  return { path, db, cleanup: () => (db.close(), rmSync(dir, { recursive: true, force: true })) };
+}
+
+async function until(condition: () => boolean, ms: number): Promise<boolean> {
+  for (const end = Date.now() + ms; Date.now() < end; await new Promise((resolve) => setTimeout(resolve, 20))) if (condition()) return true;
+  return condition();
+}
+
+test('a WAL past the threshold is checkpointed into the database file', async () => {
+  const { path, cleanup } = walDatabase();
+  const before = statSync(path).size;
+  const checkpoints = startCheckpointWorker(path, 50, 1);
+  try {
+    assert.ok(await until(() => statSync(path).size > before, 5_000), 'the rows reached the database file');
+  } finally {
+    await checkpoints.stop();
+    cleanup();
+  }
+});
+
+test('below the threshold no checkpoint runs (no worker thread is started)', async () => {
+  const { path, cleanup } = walDatabase();
+  const before = statSync(path).size;
+  const checkpoints = startCheckpointWorker(path, 50, 1024 * 1024 * 1024);
+  try {
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    assert.equal(statSync(path).size, before);
+  } finally {
+    await checkpoints.stop();
+    cleanup();
+  }
+});
