@@ -2,6 +2,7 @@ import http, { type IncomingHttpHeaders, type IncomingMessage } from 'node:http'
 import https from 'node:https';
 import type { ProviderConfig } from '../config/schema.ts';
 import { ProviderError, failureFromStatus, parseRetryAfter } from './provider-error.ts';
+import { utf8InSlices } from '../lib/utf8-in-slices.ts';
 
 /**
  * Keep-alive connection pools of one provider (node:http; https when its base URL is). Node's own
@@ -81,7 +82,7 @@ export interface UpstreamResponse {
 }
 
 /** Sends the request; resolves with the response once its headers arrived. */
-function send(pool: UpstreamPool, url: URL, headers: Record<string, string>, text: string, signal: AbortSignal): Promise<IncomingMessage> {
+function send(pool: UpstreamPool, url: URL, headers: Record<string, string>, text: string | Buffer, signal: AbortSignal): Promise<IncomingMessage> {
   return new Promise((resolve, reject) => {
     const request = (url.protocol === 'https:' ? https : http).request(url, {
       method: 'POST',
@@ -125,7 +126,8 @@ export async function postJson(
 ): Promise<UpstreamResponse> {
   let response: IncomingMessage;
   try {
-    response = await send(pool, url, headers, JSON.stringify(body), signal);
+    // A multi-megabyte prompt is encoded in slices: measuring and encoding it at once would hold the event loop.
+    response = await send(pool, url, headers, await utf8InSlices(JSON.stringify(body)), signal);
   } catch (error) {
     throw transportFailure(error, signal);
   }
