@@ -12,8 +12,9 @@
  *
  * Per phase it prints requests per second, gateway CPU per request (all gateway processes,
  * from /proc), and for PostgreSQL the database work per request (transactions and rows written,
- * from pg_stat_database of the bench's own database) and the lock waits of gateway backends
- * sampled every 20 ms from pg_stat_activity.
+ * from pg_stat_database of the bench's own database; CPU of the gateways' backends, from /proc
+ * when the server runs on this host) and the lock waits of gateway backends sampled every 20 ms
+ * from pg_stat_activity.
  */
 import { mkdir, mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
@@ -58,6 +59,8 @@ interface Phase {
 interface DatabaseWork {
   transactionsPerRequest: number;
   rowsWrittenPerRequest: number;
+  /** CPU of the PostgreSQL backends serving the gateways (same host, from /proc), per request. */
+  backendCpuPerRequestMs: number;
 }
 
 interface LockWaits {
@@ -94,10 +97,12 @@ async function phase(
     const pids = gateways.map((gateway) => gateway.process.pid!);
     const cpuBefore = pids.reduce((sum, pid) => sum + cpuMs(pid), 0);
     const before = database ? await databaseCounters(database) : undefined;
+    const backendsBefore = database ? await backendCpu(database) : undefined;
     const sampler = database && connections > 1 ? sampleLockWaits(database) : undefined;
     const results = await Promise.all(targets.map((target, index) => load(target, index)));
     const lockWaits = await sampler?.stop();
     const after = database ? await databaseCounters(database) : undefined;
+    const backendsAfter = database ? await backendCpu(database) : undefined;
     const result = merge(results);
     const cpu = pids.reduce((sum, pid) => sum + cpuMs(pid), 0) - cpuBefore;
     const completed = Math.max(1, result.completed);
@@ -113,6 +118,7 @@ async function phase(
           ? {
               transactionsPerRequest: (after.transactions - before.transactions) / completed,
               rowsWrittenPerRequest: (after.rows - before.rows) / completed,
+              backendCpuPerRequestMs: cpuBetween(backendsBefore!, backendsAfter!) / completed,
             }
           : undefined,
     };
@@ -147,6 +153,29 @@ async function databaseCounters(client: pg.Client): Promise<{ transactions: numb
      FROM pg_stat_database WHERE datname = current_database()`,
   );
   return { transactions: Number(rows[0]!.transactions), rows: Number(rows[0]!.rows) };
+}
+
+/** CPU so far of each PostgreSQL backend of the gateways (by pid; the server is on this host). */
+async function backendCpu(client: pg.Client): Promise<Map<number, number>> {
+  const { rows } = await client.query<{ pid: number }>(
+    "SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND application_name = 'model-gateway'",
+  );
+  const cpu = new Map<number, number>();
+  for (const { pid } of rows) {
+    try {
+      cpu.set(pid, cpuMs(pid));
+    } catch {
+      // Ended meanwhile.
+    }
+  }
+  return cpu;
+}
+
+/** CPU spent between two readings by the backends of the second (a backend new since counts from 0). */
+function cpuBetween(before: Map<number, number>, after: Map<number, number>): number {
+  let total = 0;
+  for (const [pid, ms] of after) total += ms - (before.get(pid) ?? 0);
+  return total;
 }
 
 /**
@@ -290,15 +319,21 @@ function report(phases: Phase[], sequentialRuns: Map<string, LoadResult[]>): num
     '',
     `### Ledger at scale: embedded SQLite beside PostgreSQL + Redis (${CONNECTIONS} connections, ${PHASE_MS / 1000} s per phase)`,
     '',
+    `${os.cpus().length} cores; load average ${os
+      .loadavg()
+      .map((load) => load.toFixed(1))
+      .join(' / ')} (1 / 5 / 15 min) at the end of the run.`,
+    '',
   ];
   lines.push(
-    '| Phase | Req/s | p50 (ms) | p99 (ms) | Gateway CPU/req (ms) | DB transactions/req | DB rows written/req | Lock-wait samples (account row) | Mean waiters (account row) |',
+    '| Phase | Req/s | p50 (ms) | p99 (ms) | Gateway CPU/req (ms) | DB backend CPU/req (ms) | DB transactions/req | DB rows written/req | Lock-wait samples (account row) | Mean waiters (account row) |',
   );
-  lines.push('|---|---:|---:|---:|---:|---:|---:|---:|---:|');
+  lines.push('|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|');
   for (const row of phases) {
     const latency = percentiles(row.result.latencies);
     lines.push(
       `| ${row.name} | ${rate(row.result).toFixed(0)} | ${ms(latency.p50)} | ${ms(latency.p99)} | ${ms(row.cpuPerRequestMs)} | ` +
+        `${row.database ? ms(row.database.backendCpuPerRequestMs) : '—'} | ` +
         `${row.database ? row.database.transactionsPerRequest.toFixed(3) : '—'} | ${row.database ? row.database.rowsWrittenPerRequest.toFixed(2) : '—'} | ` +
         `${row.lockWaits ? `${row.lockWaits.samplesWithWaiter}/${row.lockWaits.samples} (${row.lockWaits.samplesWithAccountWaiter})` : '—'} | ` +
         `${row.lockWaits ? `${row.lockWaits.meanWaiters.toFixed(3)} (${row.lockWaits.meanAccountWaiters.toFixed(3)})` : '—'} |`,
