@@ -32,6 +32,13 @@ try {
     return Number(line?.split(' ').at(-1)) * 1000;
   }
 
+  // What any step that makes a string of the prompt's size costs on this machine, at least: fresh memory.
+  const touched = [1, 2, 3].map(() => {
+    const started = performance.now();
+    Buffer.allocUnsafe(SIZE).fill(1);
+    return performance.now() - started;
+  });
+  console.log(`Writing ${SIZE / 1024 / 1024} MiB of fresh memory took ${touched.map((ms) => ms.toFixed(1)).join(', ')} ms (three tries).\n`);
   console.log(`| ${SIZE / 1024 / 1024} MiB prompt | model | status | answered in ms | gateway's longest event-loop stall meanwhile, ms (idle) |`);
   console.log('|---|---|---|---|---|');
   for (const { name, make } of PROMPTS) {
