@@ -2,6 +2,7 @@ import Fastify, { LogController, type FastifyInstance, type FastifyReply } from 
 import { GatewayError } from './errors/gateway-error.ts';
 import { renderOpenAIError } from './errors/render-error.ts';
 import { newRequestIds } from './lib/ids.ts';
+import type { RateDecision } from './limits/rate-limiter.ts';
 import type { ApiKeyRecord } from './storage/records.ts';
 import type { GatewayDeps } from './http/gateway-deps.ts';
 import { registerMessagesRoutes } from './http/anthropic/messages-route.ts';
@@ -22,11 +23,18 @@ import { registerResponsesRoute } from './http/responses/responses-route.ts';
 import { routeOptions } from './http/request-context.ts';
 import { jsonBodyParser } from './http/parse-json-body.ts';
 
-/** Model requests only: listing receipts or models never eats a key's request budget. */
-async function enforceRateLimit(deps: GatewayDeps, key: ApiKeyRecord): Promise<void> {
+/** Counts the request against its key's rate limit; null when the key has none. */
+function takeRate(deps: GatewayDeps, key: ApiKeyRecord): Promise<RateDecision> | null {
   const perMinute = key.rateLimitPerMinute ?? deps.config.limits.default_rate_limit_per_minute;
-  if (perMinute <= 0) return;
-  const decision = await deps.rateLimiter.take(key.id, perMinute);
+  return perMinute > 0 ? deps.rateLimiter.take(key.id, perMinute) : null;
+}
+
+/** Model requests only: listing receipts or models never eats a key's request budget. `taken`: counted already (with the key check). */
+async function enforceRateLimit(deps: GatewayDeps, key: ApiKeyRecord, taken?: Promise<RateDecision> | null): Promise<void> {
+  const perMinute = key.rateLimitPerMinute ?? deps.config.limits.default_rate_limit_per_minute;
+  const pending = taken === undefined ? takeRate(deps, key) : taken;
+  if (pending === null) return;
+  const decision = await pending;
   if (decision.allowed) return;
   deps.metrics.rateLimited(key.prefix);
   throw new GatewayError('rate_limit_exceeded', `This key allows ${perMinute} requests per minute. Retry after ${decision.retryAfterSeconds} s.`, {
@@ -77,7 +85,15 @@ export function buildApp(deps: GatewayDeps): FastifyInstance {
     reply.header('x-svc-request-id', requestId);
     const options = routeOptions(request);
     if (options.public || options.console || !request.routeOptions.url) return;
-    request.apiKey = await deps.keys.authenticate(request.headers, request.raw.rawHeaders);
+    const limited = options.billable || options.rateLimited;
+    // A warm key's rate limit is counted alongside the keys-version read: one Redis round trip.
+    let early: { key: ApiKeyRecord; taken: Promise<RateDecision> | null } | undefined;
+    request.apiKey = await deps.keys.authenticate(request.headers, request.raw.rawHeaders, Date.now(), (key) => {
+      if (!limited) return;
+      const taken = takeRate(deps, key);
+      taken?.catch(() => undefined);
+      early = { key, taken };
+    });
     // Alias rules changed in the console move the same version as keys: follow them.
     await deps.rules.sync(deps.keys.version);
     if (options.billable) {
@@ -93,7 +109,7 @@ export function buildApp(deps: GatewayDeps): FastifyInstance {
       });
       settleIfClientLeaves(request, reply);
     }
-    if (options.billable || options.rateLimited) await enforceRateLimit(deps, request.apiKey);
+    if (limited) await enforceRateLimit(deps, request.apiKey, early?.key.id === request.apiKey.id ? early.taken : undefined);
   });
 
   app.addHook('onResponse', async (request, reply) => {
