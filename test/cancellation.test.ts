@@ -1,6 +1,7 @@
 import { after, before, beforeEach, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { setTimeout as sleep } from 'node:timers/promises';
+import type { Store } from '../src/storage/store.ts';
 import { readUntil, startHarness, type Harness } from './helpers/gateway-harness.ts';
 
 let harness: Harness;
@@ -65,4 +66,47 @@ test('closing a non-streaming request stops the provider too', async () => {
   assert.equal(receipt.status, 'cancelled');
   assert.equal(receipt.error_code, 'request_cancelled');
   assert.ok(receipt.usage.prompt_tokens > 0, 'the prompt the provider read is billed, estimated');
+});
+
+test('a client that leaves while its hold is placed costs nothing: the provider is never called', async () => {
+  // The store the requests' meter places holds with.
+  const store = (harness.gateway.deps.meter as unknown as { store: Store }).store;
+  const placeHold = store.placeHold;
+  let entered!: () => void;
+  const holding = new Promise<void>((resolve) => (entered = resolve));
+  let release!: () => void;
+  const gate = new Promise<void>((resolve) => (release = resolve));
+  store.placeHold = async (...args) => {
+    entered();
+    await gate;
+    return placeHold.apply(store, args);
+  };
+  const listed = async () => (await (await harness.get('/v1/receipts?limit=5')).json()).data as any[];
+  const earlier = new Set((await listed()).map((entry) => entry.id));
+  try {
+    const controller = new AbortController();
+    const pending = fetch(`${harness.gateway.url}/v1/chat/completions`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${harness.key}` },
+      body: JSON.stringify({ model: 'up/alpha', messages: [{ role: 'user', content: 'gone before the call' }] }),
+      signal: controller.signal,
+    }).catch((error) => error);
+    await holding;
+    controller.abort();
+    await pending;
+    // Give the gateway's socket time to see the client close before the hold comes back.
+    await sleep(100);
+    release();
+    let receipt: any;
+    for (let tries = 0; tries < 100 && !receipt; tries++) {
+      receipt = (await listed()).find((entry) => !earlier.has(entry.id));
+      if (!receipt) await sleep(20);
+    }
+    assert.ok(receipt, 'a receipt is written');
+    assert.equal(receipt.status, 'cancelled');
+    assert.equal(harness.fake.requests.length, 0, 'the provider was never called');
+    assert.deepEqual([receipt.error_code, receipt.cost], ['request_cancelled', '0.000000000']);
+  } finally {
+    store.placeHold = placeHold;
+  }
 });

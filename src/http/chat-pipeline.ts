@@ -5,7 +5,7 @@ import { estimateUsage } from '../billing/usage-estimate.ts';
 import { countInputTokens } from '../protocol/canonical/token-estimate.ts';
 import { outputCapFor, reserveWorstCase } from '../billing/worst-case.ts';
 import type { ModelConfig } from '../config/schema.ts';
-import type { GatewayError } from '../errors/gateway-error.ts';
+import { GatewayError } from '../errors/gateway-error.ts';
 import type { ChatRequest } from '../protocol/canonical/chat-request.ts';
 import type { ChatResult, Usage } from '../protocol/canonical/chat-result.ts';
 import type { StreamPart } from '../protocol/canonical/stream-part.ts';
@@ -71,9 +71,12 @@ interface ChatTurn<Parsed extends ParsedChat> {
 /** Stops the provider when the client goes away before the answer was written. */
 function abortOnClientClose(reply: FastifyReply): AbortController {
   const controller = new AbortController();
-  reply.raw.on('close', () => {
-    if (!reply.raw.writableFinished) controller.abort();
-  });
+  // Gone already (while its hold was placed): abort now, the close event is past.
+  if (reply.raw.destroyed) controller.abort();
+  else
+    reply.raw.on('close', () => {
+      if (!reply.raw.writableFinished) controller.abort();
+    });
   return controller;
 }
 
@@ -99,6 +102,8 @@ export async function serveChat<Parsed extends ParsedChat>(
   await reserveWorstCase(metered, parsed.request, plan.candidates);
 
   const controller = abortOnClientClose(reply);
+  // Not worth a provider call: the receipt says cancelled, at no cost.
+  if (controller.signal.aborted) throw new GatewayError('request_cancelled', 'The client closed the connection.');
   let inFlight: ModelConfig | null = null;
   // The prompt count the answering candidate's stream gave before its content, if it gave one.
   const started: { usage?: Usage } = {};
