@@ -160,6 +160,18 @@ export function runProviderContract(subject: ContractSubject): void {
       await server.waitForAborted(1);
     });
 
+    test('a body that stops for longer than the timeout is a timeout, and its connection is closed', async () => {
+      const body = fixture(`${subject.text.json}.json`);
+      server.reply({ ...jsonReply(body), holdAfterBytes: 10 });
+      const quick = subject.create(server.url, 200);
+      try {
+        await assert.rejects(quick.provider.generate(contractCall(quick.model)), isFailure('timeout'));
+        await server.waitForAborted(1);
+      } finally {
+        await quick.provider.close();
+      }
+    });
+
     test('aborting the signal cancels generate and closes the upstream connection', async () => {
       server.reply({ body: '', hang: true });
       const controller = new AbortController();

@@ -1,5 +1,6 @@
 import http, { type IncomingHttpHeaders, type IncomingMessage } from 'node:http';
 import https from 'node:https';
+import { urlToHttpOptions } from 'node:url';
 import type { ProviderConfig } from '../config/schema.ts';
 import { ProviderError, failureFromStatus, parseRetryAfter } from './provider-error.ts';
 import { utf8InSlices } from '../lib/utf8-in-slices.ts';
@@ -81,10 +82,20 @@ export interface UpstreamResponse {
   body: IncomingMessage;
 }
 
+const targets = new WeakMap<URL, ReturnType<typeof urlToHttpOptions>>();
+
+/** Host, port and path of a provider URL, read once (each provider keeps its URL). */
+function targetOf(url: URL): ReturnType<typeof urlToHttpOptions> {
+  let target = targets.get(url);
+  if (target === undefined) targets.set(url, (target = urlToHttpOptions(url)));
+  return target;
+}
+
 /** Sends the request; resolves with the response once its headers arrived. */
 function send(pool: UpstreamPool, url: URL, headers: Record<string, string>, text: string | Buffer, signal: AbortSignal): Promise<IncomingMessage> {
   return new Promise((resolve, reject) => {
-    const request = (url.protocol === 'https:' ? https : http).request(url, {
+    const request = (url.protocol === 'https:' ? https : http).request({
+      ...targetOf(url),
       method: 'POST',
       agent: pool.agentFor(url),
       headers: { 'content-type': 'application/json', ...headers, 'content-length': Buffer.byteLength(text) },
@@ -106,11 +117,18 @@ function send(pool: UpstreamPool, url: URL, headers: Record<string, string>, tex
   });
 }
 
-/** The whole body as text. */
-async function readText(body: IncomingMessage): Promise<string> {
-  const pieces: Buffer[] = [];
-  for await (const piece of body) pieces.push(piece as Buffer);
-  return Buffer.concat(pieces).toString('utf8');
+/** The whole body as text (events rather than an async iterator: this runs for every answer). */
+function readText(body: IncomingMessage): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const pieces: Buffer[] = [];
+    body.on('data', (piece: Buffer) => pieces.push(piece));
+    body.on('end', () => resolve(pieces.length === 1 ? pieces[0]!.toString('utf8') : Buffer.concat(pieces).toString('utf8')));
+    body.on('error', reject);
+    // A connection closed before the end, without an error of its own.
+    body.on('close', () => {
+      if (!body.complete) reject(new Error('the provider closed the connection before the end of the body'));
+    });
+  });
 }
 
 /**
