@@ -98,10 +98,21 @@ describe('bounds', () => {
 test('weighing a long text in slices stays below the count, surrogate pairs kept whole', async () => {
   // 'a' then emoji: every 64 Ki-character slice boundary falls inside a surrogate pair.
   const text = 'a' + '😀'.repeat(100_000);
-  const [floor, short] = await tokenFloors([text, 'short']);
+  const weighed = await tokenFloors([text, 'short']);
+  const [floor, short] = weighed.floors;
+  assert.equal(weighed.complete, true);
   assert.equal(short, tokenFloor('short'));
+  assert.equal(weighed.total, floor! + short!);
   assert.ok(floor! <= tokenFloor(text) && floor! >= tokenFloor(text) - 4, `${floor} for ${tokenFloor(text)}`);
   assert.ok(floor! <= plain(text));
+});
+
+test('weighing stops once past a limit, answering a floor above it', async () => {
+  const text = 'a'.repeat(1_000_000);
+  const stopped = await tokenFloors(['short', text], 20_000);
+  assert.equal(stopped.complete, false);
+  assert.ok(stopped.total > 20_000 && stopped.total < tokenFloor(text) / 2, String(stopped.total));
+  assert.equal((await tokenFloors([text], tokenFloor(text))).complete, true);
 });
 
 describe('counting in chunks', () => {

@@ -57,24 +57,29 @@ const WHITESPACE_DIGIT = Int8Array.from({ length: 256 }, (_, byte) => [32, 10, 9
  */
 export function tokenFloor(text: string): number {
   const bytes = Buffer.from(text, 'utf8');
+  return floorOfBytes(bytes, bytes.length);
+}
+
+function floorOfBytes(bytes: Uint8Array, length: number): number {
   const pairs = longestWithPair();
   const runs = longestWithWhitespaceRun();
   let pieces = 0;
-  for (let start = 0; start < bytes.length;) {
+  for (let start = 0; start < length;) {
     let end = start + 1;
     let limit = 255;
     // The last whitespace bytes of the piece, as base-4 digits, and how many there are in a row.
     let digit = WHITESPACE_DIGIT[bytes[start]!]!;
     let run = digit < 0 ? 0 : 1;
     let code = digit < 0 ? 0 : digit;
-    for (; end < bytes.length; end++) {
-      limit = Math.min(limit, pairs[bytes[end - 1]! * 256 + bytes[end]!]!);
+    for (; end < length; end++) {
+      const longest = pairs[(bytes[end - 1]! << 8) | bytes[end]!]!;
+      if (longest < limit) limit = longest;
       digit = WHITESPACE_DIGIT[bytes[end]!]!;
       if (digit < 0) run = code = 0;
       else {
         run++;
         code = ((code << 2) | digit) & 0xffff;
-        if (run >= 8) limit = Math.min(limit, runs[code]!);
+        if (run >= 8 && runs[code]! < limit) limit = runs[code]!;
       }
       if (end + 1 - start > limit) break;
     }
@@ -87,30 +92,55 @@ export function tokenFloor(text: string): number {
 /** Characters of a text whose floor is weighed between two turns of the event loop. */
 const FLOOR_SLICE = 64 * 1024;
 
+/** Where slices are encoded to be weighed: reused, as fresh memory costs more than the weighing. */
+let sliceBytes: Buffer | null = null;
+
+export interface TextFloors {
+  /** Each text's floor; only when `complete`. */
+  floors: number[];
+  /** Their sum, or, when not `complete`, a lower bound of it above `stopAbove`. */
+  total: number;
+  complete: boolean;
+}
+
 /**
  * `tokenFloor` of each text; a long one is weighed in slices, giving the event loop back between
- * them. A cut between slices can split one piece in two, so each cut takes one off the sum.
+ * them. A cut between slices can split one piece in two, so each cut takes one off the sum. With
+ * `stopAbove`, stops once the sum so far passes it: a prompt far too large is refused after
+ * weighing only as much of it as that takes.
  */
-export async function tokenFloors(texts: readonly string[]): Promise<number[]> {
+export async function tokenFloors(texts: readonly string[], stopAbove = Infinity): Promise<TextFloors> {
   const floors: number[] = [];
+  let total = 0;
   let sliceStart = performance.now();
+  const encoder = new TextEncoder();
   for (const text of texts) {
+    if (text.length <= FLOOR_SLICE) {
+      floors.push(tokenFloor(text));
+      total += floors.at(-1)!;
+      if (total > stopAbove) return { floors: [], total, complete: false };
+      continue;
+    }
+    const bytes = (sliceBytes ??= Buffer.allocUnsafe(FLOOR_SLICE * 3));
     let floor = 0;
     for (let start = 0; start < text.length;) {
       let end = Math.min(text.length, start + FLOOR_SLICE);
       // Never between the halves of a surrogate pair: each would weigh as U+FFFD.
       const last = text.charCodeAt(end - 1);
       if (end < text.length && last >= 0xd800 && last <= 0xdbff) end--;
-      floor += tokenFloor(start === 0 && end === text.length ? text : text.slice(start, end)) - (start === 0 ? 0 : 1);
+      const { written } = encoder.encodeInto(text.slice(start, end), bytes);
+      floor += floorOfBytes(bytes, written) - (start === 0 ? 0 : 1);
       start = end;
+      if (total + floor > stopAbove) return { floors: [], total: total + floor, complete: false };
       if (performance.now() - sliceStart > SLICE_MS) {
         await yieldToEventLoop();
         sliceStart = performance.now();
       }
     }
     floors.push(floor);
+    total += floor;
   }
-  return floors;
+  return { floors, total, complete: true };
 }
 
 interface CountingThread {

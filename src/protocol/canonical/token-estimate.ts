@@ -31,7 +31,7 @@ interface InputMeasure {
   textBytes: number;
   /** cl100k tokens of `texts`, once counted. */
   textTokens?: number;
-  /** `tokenFloors` of `texts`, once needed. */
+  /** `tokenFloors` of `texts`, once weighed in full. */
   textFloors?: number[];
   /** A lower bound of `textTokens`, once needed. */
   textFloor?: number;
@@ -162,11 +162,15 @@ export async function inputFits(request: ChatRequest, model: TokenCountingModel,
   const room = limit - fixedTokens(measure, model);
   if (measure.textTokens !== undefined) return { fits: measure.textTokens <= room, tokens: measure.textTokens + limit - room, bound: false };
   if (measure.textBytes <= room) return { fits: true, tokens: measure.textBytes + limit - room, bound: true };
-  measure.textFloors ??= await tokenFloors(measure.texts);
-  measure.textFloor ??= measure.textFloors.reduce((sum, floor) => sum + floor, 0);
-  if (measure.textFloor > room) return { fits: false, tokens: measure.textFloor + limit - room, bound: true };
+  // Weighed once in full; a weighing stopped past a smaller limit is only a floor, weighed again when the limit is larger.
+  if (measure.textFloors === undefined && (measure.textFloor ?? 0) <= room) {
+    const weighed = await tokenFloors(measure.texts, room);
+    measure.textFloor = Math.max(measure.textFloor ?? 0, weighed.total);
+    if (weighed.complete) measure.textFloors = weighed.floors;
+  }
+  if (measure.textFloor! > room) return { fits: false, tokens: measure.textFloor! + limit - room, bound: true };
   const counted = await countTexts(measure.texts, room, measure.textFloors);
   if (counted.complete) measure.textTokens = counted.tokens;
-  else measure.textFloor = Math.max(measure.textFloor, counted.tokens);
+  else measure.textFloor = Math.max(measure.textFloor!, counted.tokens);
   return { fits: counted.complete && counted.tokens <= room, tokens: counted.tokens + limit - room, bound: !counted.complete };
 }
