@@ -118,6 +118,17 @@ if (unreachable !== null) {
       });
     });
 
+    test('a process stopping cleanly hands its lease back, its charges folded into the account', async () => {
+      await withTwoProcesses(async (first, second, sql) => {
+        for (let index = 0; index < 3; index++) await first.placeHold(hold(index), null);
+        for (let index = 0; index < 3; index++) await first.recordReceipt(receipt(index, 250));
+        await first.close();
+        assert.deepEqual(await sql('SELECT id FROM $schema.balance_leases'), []);
+        assert.equal((await sql("SELECT balance_nano::int AS b FROM $schema.accounts WHERE id = 'default'"))[0].b, FUNDS - 750);
+        await assertBooks(second, 750);
+      });
+    });
+
     test('no lease when the account cannot spare sixteen of them: holds are checked one by one, as without leases', async () => {
       await withTwoProcesses(async (first, second, sql) => {
         await first.setMonthlyBudget(DEFAULT_ACCOUNT_ID, 16 * LEASE - 1, 'test');
