@@ -118,6 +118,30 @@ if (unreachable !== null) {
       });
     });
 
+    test('a hold whose settlement failed for good leaves the lease and is counted on its own', async () => {
+      await withTwoProcesses(async (first, second, sql) => {
+        await first.placeHold(hold(0), null);
+        await first.placeHold(hold(1), null);
+        const inLease = async () => (await sql('SELECT id FROM $schema.holds WHERE lease_id IS NOT NULL ORDER BY id')).map((row) => row.id);
+        // Request 1 is still in flight; request 0 is not (its receipt could not be written).
+        await first.extendHolds(OWNER, [hold(1).id], LATER);
+        assert.deepEqual(await inLease(), [hold(0).id, hold(1).id], 'one sweep is not enough: the hold may be newer than its snapshot');
+        await first.extendHolds(OWNER, [hold(1).id], LATER);
+        assert.deepEqual(await inLease(), [hold(1).id]);
+        // Counted on its own now, besides the lease, by every process.
+        const refused = await second.placeHold(
+          sampleHold({ id: 'rcpt_big', keyId: 'key_000000002bbbbbbbbbbbb', amountNano: FUNDS, owner: 'host/2/b' }),
+          FUNDS,
+        );
+        assert.equal(refused.placed, false);
+        assert.equal((refused as { remainingNano: number }).remainingNano, FUNDS - LEASE - HOLD);
+        // It expires and is recovered as any other, its receipt charged to the account.
+        const released = await second.releaseOrphanedHolds(new Date().toISOString(), (owner) => owner === OWNER);
+        assert.ok(released.some((closed) => closed.id === hold(0).id));
+        await assertBooks(second, 0);
+      });
+    });
+
     test('a process stopping cleanly hands its lease back, its charges folded into the account', async () => {
       await withTwoProcesses(async (first, second, sql) => {
         for (let index = 0; index < 3; index++) await first.placeHold(hold(index), null);

@@ -66,14 +66,17 @@ interface Lease {
  *   per batch), which decides exactly as without leases.
  * - Keys with a daily limit always take the per-request path: their day's holds are counted from
  *   the holds rows under the account lock, exact across processes.
+ * - A hold whose settlement failed for good (no longer in flight at two sweeps) is detached from
+ *   the lease: an ordinary hold from then on, counted on its own until it expires and is
+ *   recovered, so its room can go back to the lease without being used twice.
  * - A lease expires like a hold (renewed every sweep); one whose process died or stopped renewing
  *   is released by any survivor (gateway_release_lease): its charges folded, the holds still in it
  *   left as ordinary holds, recovered with their receipts as any other.
  */
 export class BalanceLeases {
   private readonly leases = new Map<string, Lease>();
-  /** Holds placed in a lease, by id (= receipt id), until their receipt commits. */
-  private readonly holds = new Map<string, { lease: Lease; amountNano: number }>();
+  /** Holds placed in a lease, by id (= receipt id), until their receipt commits; `missed`: sweeps that did not find it live. */
+  private readonly holds = new Map<string, { lease: Lease; amountNano: number; missed: number }>();
 
   constructor(
     private readonly renewLease: RenewLease,
@@ -99,7 +102,7 @@ export class BalanceLeases {
     }
     lease.heldNano += hold.amountNano;
     lease.usedSinceRenewal = true;
-    this.holds.set(hold.id, { lease, amountNano: hold.amountNano });
+    this.holds.set(hold.id, { lease, amountNano: hold.amountNano, missed: 0 });
     // Top up ahead of need, so requests seldom wait for a renewal.
     if (room(lease) < lease.targetNano / 2) this.renew(lease, hold.expiresAt).catch(() => undefined);
     return lease.id;
@@ -125,6 +128,27 @@ export class BalanceLeases {
     this.holds.delete(holdId);
     entry.lease.heldNano -= entry.amountNano;
     entry.lease.chargedNano += costNano;
+  }
+
+  /**
+   * Holds whose requests are no longer in flight (`live`: the hold keeper's snapshot) at two
+   * sweeps in a row: their settlement failed for good. One sweep is not enough, as a request may
+   * have placed its hold after the snapshot was taken. The caller detaches them from the lease
+   * in the database (they are then counted as ordinary holds, expire and are recovered), then
+   * calls `forget`.
+   */
+  abandoned(live: ReadonlySet<string>): string[] {
+    const abandoned: string[] = [];
+    for (const [id, entry] of this.holds) {
+      entry.missed = live.has(id) ? 0 : entry.missed + 1;
+      if (entry.missed >= 2) abandoned.push(id);
+    }
+    return abandoned;
+  }
+
+  /** Holds detached from their lease: their room goes back to it. */
+  forget(ids: readonly string[]): void {
+    for (const id of ids) this.unreserve(id);
   }
 
   /** Every sweep: fold, extend, resize each lease; an idle one is handed back. */

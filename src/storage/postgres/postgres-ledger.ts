@@ -165,6 +165,11 @@ export function createPostgresLedger(database: PostgresDatabase) {
     accountSummary,
     async extendHolds(owner: string, ids: readonly string[], expiresAt: string): Promise<void> {
       if (ids.length > 0) await database.rows(statements.extendHolds(owner, ids, expiresAt));
+      const abandoned = leases.abandoned(new Set(ids));
+      if (abandoned.length > 0) {
+        await database.rows(statements.detachHolds(abandoned));
+        leases.forget(abandoned);
+      }
       await leases.renewAll(expiresAt);
     },
     /** Hands this process's leases back (store close, after the requests drained). */

@@ -170,6 +170,8 @@ export const statements = {
   extendHolds: (owner: string, ids: readonly string[], expiresAt: string) =>
     named('extend_live_holds', 'UPDATE holds SET expires_at = $2 WHERE owner = $1 AND id = ANY($3::text[])', [owner, expiresAt, ids]),
   /** Owners of holds or leases: the processes whose death recovery looks for. */
+  /** Holds taken out of their lease (their settlement failed for good): ordinary holds from now on. */
+  detachHolds: (ids: readonly string[]) => named('detach_holds', 'UPDATE holds SET lease_id = NULL WHERE id = ANY($1::text[])', [ids]),
   holdOwners: () => named('hold_and_lease_owners', 'SELECT owner FROM holds UNION SELECT owner FROM balance_leases', []),
   leasesToRelease: (now: string, deadOwners: string[]) =>
     named('leases_to_release', 'SELECT id FROM balance_leases WHERE expires_at < $1 OR owner = ANY($2::text[])', [now, deadOwners]),
