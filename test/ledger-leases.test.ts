@@ -118,6 +118,20 @@ if (unreachable !== null) {
       });
     });
 
+    test('a hold placed in a lease released meanwhile (its process stalled) is checked as any other', async () => {
+      await withTwoProcesses(async (first, second, sql) => {
+        await first.placeHold(hold(0), null);
+        // Another process takes the lease back, as if this one had stopped renewing it.
+        await second.releaseOrphanedHolds(new Date().toISOString(), (owner) => owner === OWNER);
+        assert.deepEqual(await sql('SELECT id FROM $schema.balance_leases'), []);
+        // This one still thinks it has room: the hold is written as an ordinary, checked hold.
+        assert.deepEqual(await first.placeHold(hold(1), null), { placed: true });
+        assert.deepEqual(await sql('SELECT id, lease_id FROM $schema.holds'), [{ id: hold(1).id, lease_id: null }]);
+        await first.recordReceipt(receipt(1, 400));
+        await assertBooks(second, 400);
+      });
+    });
+
     test('a hold whose settlement failed for good leaves the lease and is counted on its own', async () => {
       await withTwoProcesses(async (first, second, sql) => {
         await first.placeHold(hold(0), null);

@@ -1468,6 +1468,139 @@ export const migrations: readonly Migration[] = [
       $$;
     `,
   },
+  {
+    version: 14,
+    name: 'a hold in a lease released meanwhile is checked as any other',
+    sql: `
+      -- As in migration 12, but the leases of a batch's lease holds are share-locked (before any
+      -- account row, in the order every writer takes them) and a lease hold whose lease is gone
+      -- goes through the checks of an ordinary hold: it is never inserted pointing at a lease
+      -- that no longer reserves its room.
+      CREATE OR REPLACE FUNCTION gateway_apply_batch(p_ops jsonb) RETURNS jsonb
+      LANGUAGE plpgsql AS $$
+      DECLARE
+        v_op jsonb;
+        v_index bigint;
+        v_results jsonb[] := array_fill(NULL::jsonb, ARRAY[jsonb_array_length(p_ops)]);
+        v_charges jsonb[] := '{}';
+        v_leased text[];
+        v_unleased jsonb[] := '{}';
+        v_live_leases text[];
+        v_receipt record;
+        v_decision record;
+        v_available jsonb := '{}';
+        v_account text;
+        v_budget bigint;
+        v_left bigint;
+        v_amount bigint;
+        v_existed boolean;
+      BEGIN
+        FOR v_op, v_index IN SELECT value, ordinality FROM jsonb_array_elements(p_ops) WITH ORDINALITY
+                             WHERE value->>'op' = 'receipt' ORDER BY (value->>'created_ns')::bigint LOOP
+          SELECT * INTO v_receipt FROM gateway_insert_receipt(
+            v_op->>'id', v_op->>'request_id', v_op->>'account_id', v_op->>'key_id', v_op->>'key_prefix',
+            (v_op->>'created_at')::timestamptz, v_op->>'status', v_op->>'endpoint', (v_op->>'stream')::boolean,
+            v_op->>'requested_model', v_op->>'answering_model', v_op->'attempts', nullif(v_op->'usage', 'null'::jsonb),
+            (v_op->>'usage_estimated')::boolean, nullif(v_op->'prices', 'null'::jsonb), (v_op->>'hold_nano')::bigint,
+            (v_op->>'cost_nano')::bigint, (v_op->>'latency_ms')::double precision,
+            (v_op->>'time_to_first_token_ms')::double precision, v_op->>'error_code',
+            (v_op->>'touch_key')::boolean, v_op->'warnings', (v_op->>'created_ns')::bigint);
+          v_results[v_index] := jsonb_build_object('created_ns', v_receipt.created_ns::text);
+          IF v_receipt.inserted AND (v_op->>'cost_nano')::bigint > 0 THEN
+            v_charges := v_charges || jsonb_build_object('account_id', v_op->>'account_id', 'key_id', v_op->>'key_id',
+              'day', v_receipt.day, 'month', v_receipt.month, 'cost', (v_op->>'cost_nano')::bigint, 'lease_id', v_op->>'lease_id');
+          END IF;
+        END LOOP;
+        IF cardinality(v_charges) > 0 THEN
+          WITH charged AS (
+            UPDATE balance_leases AS l SET charged_nano = l.charged_nano + c.total
+            FROM (SELECT x->>'lease_id' AS id, sum((x->>'cost')::bigint)::bigint AS total FROM unnest(v_charges) AS x
+                  WHERE x->>'lease_id' IS NOT NULL GROUP BY 1 ORDER BY 1) AS c
+            WHERE l.id = c.id RETURNING l.id)
+          SELECT coalesce(array_agg(id), '{}') INTO v_leased FROM charged;
+          -- What no lease took is the account's.
+          SELECT coalesce(array_agg(x), '{}') INTO v_unleased FROM unnest(v_charges) AS x
+            WHERE x->>'lease_id' IS NULL OR NOT (x->>'lease_id' = ANY(v_leased));
+        END IF;
+        -- The leases of the batch's lease holds, held until the commit so none is released meanwhile
+        -- (gateway_release_lease detaches a lease's holds under its row lock: it then sees these).
+        SELECT coalesce(array_agg(l.id), '{}') INTO v_live_leases FROM (
+          SELECT l.id FROM balance_leases l
+          WHERE l.id IN (SELECT o->>'lease_id' FROM jsonb_array_elements(p_ops) AS o WHERE o->>'op' = 'lease_hold')
+          ORDER BY l.id FOR SHARE) AS l;
+        PERFORM 1 FROM accounts
+          WHERE id IN (SELECT x->>'account_id' FROM unnest(v_unleased) AS x
+                       UNION SELECT o->>'account_id' FROM jsonb_array_elements(p_ops) AS o
+                       WHERE o->>'op' = 'hold' OR (o->>'op' = 'lease_hold' AND NOT (o->>'lease_id' = ANY(v_live_leases))))
+          ORDER BY id FOR NO KEY UPDATE;
+        IF cardinality(v_unleased) > 0 THEN
+          UPDATE accounts AS a SET balance_nano = a.balance_nano - c.total
+          FROM (SELECT x->>'account_id' AS id, sum((x->>'cost')::bigint)::bigint AS total FROM unnest(v_unleased) AS x GROUP BY 1) AS c
+          WHERE a.id = c.id;
+          INSERT INTO account_monthly_spend AS s (account_id, month, charged_nano)
+          SELECT x->>'account_id', x->>'month', sum((x->>'cost')::bigint)::bigint FROM unnest(v_unleased) AS x GROUP BY 1, 2
+          ON CONFLICT (account_id, month) DO UPDATE SET charged_nano = s.charged_nano + EXCLUDED.charged_nano;
+        END IF;
+        IF cardinality(v_charges) > 0 THEN
+          INSERT INTO key_daily_spend AS s (key_id, day, account_id, charged_nano)
+          SELECT x->>'key_id', x->>'day', min(x->>'account_id'), sum((x->>'cost')::bigint)::bigint FROM unnest(v_charges) AS x
+          GROUP BY 1, 2 ORDER BY 1, 2
+          ON CONFLICT (key_id, day) DO UPDATE SET charged_nano = s.charged_nano + EXCLUDED.charged_nano;
+        END IF;
+        FOR v_op, v_index IN SELECT value, ordinality FROM jsonb_array_elements(p_ops) WITH ORDINALITY
+                             WHERE value->>'op' = 'lease_hold' AND value->>'lease_id' = ANY(v_live_leases) LOOP
+          INSERT INTO holds (id, request_id, account_id, key_id, key_prefix, endpoint, stream, requested_model,
+                             amount_nano, day, month, created_at, owner, expires_at, estimated_cost_nano, lease_id)
+          VALUES (v_op->>'id', v_op->>'request_id', v_op->>'account_id', v_op->>'key_id', v_op->>'key_prefix', v_op->>'endpoint',
+                  (v_op->>'stream')::boolean, v_op->>'requested_model', (v_op->>'amount_nano')::bigint, v_op->>'day', v_op->>'month',
+                  (v_op->>'created_at')::timestamptz, v_op->>'owner', (v_op->>'expires_at')::timestamptz,
+                  coalesce((v_op->>'estimated_cost_nano')::bigint, 0), v_op->>'lease_id')
+          ON CONFLICT (id) DO NOTHING;
+          v_results[v_index] := jsonb_build_object('placed', true, 'reason', NULL, 'remaining_nano', NULL);
+        END LOOP;
+        -- A lease hold whose lease is gone (released while its process stalled) is checked as any other.
+        FOR v_op, v_index IN SELECT value, ordinality FROM jsonb_array_elements(p_ops) WITH ORDINALITY
+                             WHERE value->>'op' = 'hold' OR (value->>'op' = 'lease_hold' AND NOT (value->>'lease_id' = ANY(v_live_leases))) LOOP
+          v_account := v_op->>'account_id';
+          IF NOT v_available ? v_account THEN
+            -- Once per account and batch, after its charges; null when a monthly budget is set
+            -- (then each hold is checked by gateway_place_hold).
+            SELECT a.monthly_budget_nano INTO v_budget FROM accounts a WHERE a.id = v_account;
+            v_available := v_available || jsonb_build_object(v_account, CASE WHEN v_budget IS NULL THEN
+              (SELECT available_nano FROM gateway_available(v_account, v_op->>'month')) END);
+          END IF;
+          v_left := (v_available->>v_account)::bigint;
+          v_amount := (v_op->>'amount_nano')::bigint;
+          v_existed := EXISTS (SELECT 1 FROM holds h WHERE h.id = v_op->>'id');
+          IF v_left IS NULL OR (v_op->>'daily_limit_nano') IS NOT NULL OR v_existed THEN
+            SELECT * INTO v_decision FROM gateway_place_hold(
+              v_op->>'id', v_op->>'request_id', v_account, v_op->>'key_id', v_op->>'key_prefix',
+              v_op->>'endpoint', (v_op->>'stream')::boolean, v_op->>'requested_model', v_amount,
+              v_op->>'day', v_op->>'month', (v_op->>'created_at')::timestamptz, v_op->>'owner', (v_op->>'expires_at')::timestamptz,
+              (v_op->>'daily_limit_nano')::bigint, (v_op->>'estimated_cost_nano')::bigint);
+            v_results[v_index] := jsonb_build_object('placed', v_decision.placed, 'reason', v_decision.reason,
+                                                     'remaining_nano', v_decision.remaining_nano);
+            IF v_left IS NOT NULL AND v_decision.placed AND NOT v_existed THEN
+              v_available := v_available || jsonb_build_object(v_account, v_left - v_amount);
+            END IF;
+          ELSIF v_amount > v_left THEN
+            v_results[v_index] := jsonb_build_object('placed', false, 'reason', 'insufficient_balance', 'remaining_nano', v_left);
+          ELSE
+            INSERT INTO holds (id, request_id, account_id, key_id, key_prefix, endpoint, stream, requested_model,
+                               amount_nano, day, month, created_at, owner, expires_at, estimated_cost_nano)
+            VALUES (v_op->>'id', v_op->>'request_id', v_account, v_op->>'key_id', v_op->>'key_prefix', v_op->>'endpoint',
+                    (v_op->>'stream')::boolean, v_op->>'requested_model', v_amount, v_op->>'day', v_op->>'month',
+                    (v_op->>'created_at')::timestamptz, v_op->>'owner', (v_op->>'expires_at')::timestamptz,
+                    coalesce((v_op->>'estimated_cost_nano')::bigint, 0));
+            v_available := v_available || jsonb_build_object(v_account, v_left - v_amount);
+            v_results[v_index] := jsonb_build_object('placed', true, 'reason', NULL, 'remaining_nano', NULL);
+          END IF;
+        END LOOP;
+        RETURN to_jsonb(v_results);
+      END
+      $$;
+    `,
+  },
 ];
 
 /**

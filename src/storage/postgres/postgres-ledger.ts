@@ -92,12 +92,16 @@ export function createPostgresLedger(database: PostgresDatabase) {
     const leaseId = dailyLimitNano === null ? await leases.reserve(hold) : null;
     if (leaseId !== null) {
       const json = { op: 'lease_hold', ...holdToRow(hold), lease_id: leaseId };
+      let decision: HoldDecision;
       try {
-        return await groupCommit.run({ json, fromBatch: decisionOf, alone: async () => decisionOf(await applyAlone(json)) });
+        decision = await groupCommit.run({ json, fromBatch: decisionOf, alone: async () => decisionOf(await applyAlone(json)) });
       } catch (error) {
         leases.unreserve(hold.id);
         throw error;
       }
+      // Its lease was released meanwhile (this process stalled): checked as any hold, and refused.
+      if (!decision.placed) leases.unreserve(hold.id);
+      return decision;
     }
     return groupCommit.run(
       holdWrite(hold, dailyLimitNano, async () => decisionFrom(await database.first<DecisionRow>(statements.placeHold(hold, dailyLimitNano)))),
