@@ -144,6 +144,8 @@ if (pgMissing !== null) {
 
     test('a second SIGTERM exits at once, leaving the hold in flight for the next process to release', async () => {
       const gateway = await startGateway('drain_ms: 30000');
+      // Replies the abandoned requests of the test before did not take would answer first.
+      fake.reset();
       fake.script('alpha', { hang: true });
       const pending = chat(gateway, {}).catch((error) => error);
       await waitForHolds(1);
