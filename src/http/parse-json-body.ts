@@ -1,6 +1,7 @@
 import type { Readable } from 'node:stream';
 import { errorCodes, type FastifyRequest } from 'fastify';
 import { GatewayError } from '../errors/gateway-error.ts';
+import { startCounting } from '../protocol/canonical/text-token-count.ts';
 
 /** Deeper than any real tool schema or message; deeper bodies would exhaust recursive readers (JSON.stringify). */
 export const MAX_BODY_DEPTH = 64;
@@ -46,6 +47,9 @@ export function assertBodyDepth(body: unknown, maxDepth = MAX_BODY_DEPTH): void 
 /** Bodies up to this size are read whole and decoded at once, as Fastify does. */
 const SMALL_BODY = 256 * 1024;
 
+/** Bodies above this size start the token-counting thread as they arrive. */
+const LARGE_BODY = 1024 * 1024;
+
 const nextTurn = () => new Promise((resolve) => setImmediate(resolve));
 
 /**
@@ -60,6 +64,8 @@ export function readBodyText(payload: Readable, limit: number, contentLength: nu
   return new Promise((resolve, reject) => {
     if (contentLength > limit) return reject(new errorCodes.FST_ERR_CTP_BODY_TOO_LARGE());
     const small = contentLength <= SMALL_BODY;
+    // A prompt of megabytes may need counting: the counting thread loads its tables while it arrives.
+    if (contentLength > LARGE_BODY) startCounting();
     const chunks: Buffer[] = [];
     const decoder = small ? null : new TextDecoder('utf-8', { ignoreBOM: true });
     const parts: string[] = [];

@@ -2,6 +2,7 @@ import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { countTokens } from 'gpt-tokenizer/encoding/cl100k_base';
 import ranks from 'gpt-tokenizer/bpeRanks/cl100k_base';
+import { spawnSync } from 'node:child_process';
 import { inflateRawSync } from 'node:zlib';
 import { CL100K_PAIR_TABLE, CL100K_WHITESPACE_RUNS } from './cl100k-pair-table.ts';
 import { countingChunks, countTexts, tokenFloor, tokenFloors, tokenizerWork, utf8Bytes } from './text-token-count.ts';
@@ -169,4 +170,21 @@ describe('counting in chunks', () => {
     clearInterval(timer);
     assert.ok(ticks > 3, `only ${ticks} timer turns during the count`);
   });
+});
+
+test('the counting thread keeps no process alive once idle: started ahead, or after a count', () => {
+  for (const script of ['startCounting();', 'await countTexts(["hello world"]);']) {
+    const run = spawnSync(
+      process.execPath,
+      [
+        '--import',
+        'tsx',
+        '--input-type=module',
+        '-e',
+        `import { startCounting, countTexts } from './src/protocol/canonical/text-token-count.ts'; ${script}`,
+      ],
+      { encoding: 'utf8', timeout: 30_000 },
+    );
+    assert.deepEqual([run.status, run.signal], [0, null], `${script} ${run.stderr}`);
+  }
 });

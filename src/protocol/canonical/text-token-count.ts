@@ -143,7 +143,7 @@ export async function tokenFloors(texts: readonly string[], stopAbove = Infinity
   return { floors, total, complete: true };
 }
 
-interface CountingThread {
+export interface CountingThread {
   worker: Worker;
   pending: Map<number, { resolve(counts: number[]): void; reject(error: Error): void }>;
   nextId: number;
@@ -159,30 +159,38 @@ const THREAD_ENTRY = new URL(`./cl100k-counter-thread.${import.meta.url.endsWith
  * first count and keeps the process alive only while a count is pending.
  */
 function countOnThread(chunks: string[]): Promise<number[]> {
-  if (!countingThread) {
-    // No flags of the parent's (a TypeScript loader, a profiler): the entry is plain JavaScript.
-    const thread: CountingThread = { worker: new Worker(THREAD_ENTRY, { execArgv: [] }), pending: new Map(), nextId: 0 };
-    const fail = (error: Error) => {
-      if (countingThread === thread) countingThread = null;
-      for (const { reject } of thread.pending.values()) reject(error);
-      thread.pending.clear();
-    };
-    thread.worker.on('message', ({ id, counts }: { id: number; counts: number[] }) => {
-      thread.pending.get(id)?.resolve(counts);
-      thread.pending.delete(id);
-      if (thread.pending.size === 0) thread.worker.unref();
-    });
-    thread.worker.on('error', fail);
-    thread.worker.on('exit', (code) => fail(new Error(`the token-counting thread exited (${code})`)));
-    countingThread = thread;
-  }
-  const thread = countingThread;
+  const thread = startCounting();
   const id = thread.nextId++;
   if (thread.pending.size === 0) thread.worker.ref();
   return new Promise((resolve, reject) => {
     thread.pending.set(id, { resolve, reject });
     thread.worker.postMessage({ id, chunks });
   });
+}
+
+/**
+ * Starts the counting thread if it is not running, so that it loads its tables ahead of a count
+ * that is likely to come (the body parser calls it when a body of megabytes arrives).
+ */
+export function startCounting(): CountingThread {
+  if (countingThread) return countingThread;
+  // No flags of the parent's (a TypeScript loader, a profiler): the entry is plain JavaScript.
+  const thread: CountingThread = { worker: new Worker(THREAD_ENTRY, { execArgv: [] }), pending: new Map(), nextId: 0 };
+  const fail = (error: Error) => {
+    if (countingThread === thread) countingThread = null;
+    for (const { reject } of thread.pending.values()) reject(error);
+    thread.pending.clear();
+  };
+  thread.worker.on('message', ({ id, counts }: { id: number; counts: number[] }) => {
+    thread.pending.get(id)?.resolve(counts);
+    thread.pending.delete(id);
+    if (thread.pending.size === 0) thread.worker.unref();
+  });
+  thread.worker.on('error', fail);
+  thread.worker.on('exit', (code) => fail(new Error(`the token-counting thread exited (${code})`)));
+  // Idle, it keeps no process alive (unref after the listeners are added: before them, it did not hold).
+  thread.worker.unref();
+  return (countingThread = thread);
 }
 
 /** Longest run the tokenizer gets without a word boundary. */
