@@ -3,7 +3,7 @@ import https from 'node:https';
 import { urlToHttpOptions } from 'node:url';
 import type { ProviderConfig } from '../config/schema.ts';
 import { ProviderError, failureFromStatus, parseRetryAfter } from './provider-error.ts';
-import { utf8InSlices } from '../lib/utf8-in-slices.ts';
+import { endInSlices } from '../lib/end-in-slices.ts';
 
 /**
  * Keep-alive connection pools of one provider (node:http; https when its base URL is). Node's own
@@ -92,7 +92,7 @@ function targetOf(url: URL): ReturnType<typeof urlToHttpOptions> {
 }
 
 /** Sends the request; resolves with the response once its headers arrived. */
-function send(pool: UpstreamPool, url: URL, headers: Record<string, string>, text: string | Buffer, signal: AbortSignal): Promise<IncomingMessage> {
+function send(pool: UpstreamPool, url: URL, headers: Record<string, string>, text: string, signal: AbortSignal): Promise<IncomingMessage> {
   return new Promise((resolve, reject) => {
     const request = (url.protocol === 'https:' ? https : http).request({
       ...targetOf(url),
@@ -113,7 +113,8 @@ function send(pool: UpstreamPool, url: URL, headers: Record<string, string>, tex
       response = answer;
       resolve(answer);
     });
-    request.end(text);
+    // A multi-megabyte prompt is written in slices: encoding it at once would hold the event loop.
+    void endInSlices(request, text);
   });
 }
 
@@ -144,8 +145,7 @@ export async function postJson(
 ): Promise<UpstreamResponse> {
   let response: IncomingMessage;
   try {
-    // A multi-megabyte prompt is encoded in slices: measuring and encoding it at once would hold the event loop.
-    response = await send(pool, url, headers, await utf8InSlices(JSON.stringify(body)), signal);
+    response = await send(pool, url, headers, JSON.stringify(body), signal);
   } catch (error) {
     throw transportFailure(error, signal);
   }
