@@ -59,13 +59,13 @@ export class MeteredRequest {
    * request fails with insufficient_balance or budget_exceeded at cost 0.
    *
    * `tighter` gives a lower worst case that costs work to find (counting the prompt): asked only
-   * when the first one was refused, and tried only when it fits what the refusal left.
+   * when the first one was refused, told what the refusal left, and tried only when it fits that.
    */
-  async reserve(worstCaseNano: number, tighter?: () => Promise<number>): Promise<void> {
+  async reserve(worstCaseNano: number, tighter?: (remainingNano: number) => Promise<number>): Promise<void> {
     let amount = worstCaseNano;
     let decision = await this.store.placeHold(this.holdFor(amount), this.start.key.dailyLimitNano);
     if (!decision.placed && tighter) {
-      const lower = await tighter();
+      const lower = await tighter(decision.remainingNano);
       if (lower < amount && lower <= decision.remainingNano) {
         amount = lower;
         decision = await this.store.placeHold(this.holdFor(amount), this.start.key.dailyLimitNano);

@@ -1,7 +1,7 @@
 import type { ModelConfig } from '../config/schema.ts';
 import type { ChatRequest } from '../protocol/canonical/chat-request.ts';
 import { costOfParts } from '../lib/money.ts';
-import { countInput, inputTokenCeiling } from '../protocol/canonical/token-estimate.ts';
+import { countInput, inputTokenCeiling, inputTokenCeilingAtLeast } from '../protocol/canonical/token-estimate.ts';
 import type { MeteredRequest } from './request-meter.ts';
 
 /** Output cap sent to a model: what the client asked, else the model's maximum. */
@@ -11,10 +11,14 @@ export function outputCapFor(request: ChatRequest, model: ModelConfig): number {
 
 /** Highest cost any candidate could charge for this request, nano-USD, from the prompt's bound known now. */
 export function worstCaseCost(request: ChatRequest, candidates: ModelConfig[]): number {
+  return worstCaseOf(request, candidates, (model) => inputTokenCeiling(request, model));
+}
+
+function worstCaseOf(request: ChatRequest, candidates: ModelConfig[], inputTokens: (model: ModelConfig) => number): number {
   let worst = 0;
   for (const model of candidates) {
     const cost = costOfParts([
-      [inputTokenCeiling(request, model), model.price.inputNanoPerMillion],
+      [inputTokens(model), model.price.inputNanoPerMillion],
       [outputCapFor(request, model), model.price.outputNanoPerMillion],
     ]);
     if (cost > worst) worst = cost;
@@ -45,11 +49,15 @@ export function estimatedFixCallCost(inputTokens: number, candidates: readonly M
 /**
  * Holds the worst case before any call. The first try bounds the prompt by its UTF-8 bytes,
  * which needs no tokenizer; only when that hold is refused (balance, daily limit or budget) is
- * the prompt counted and the tighter bound tried, so a refusal is decided on the count.
+ * the prompt counted and the tighter bound tried, so a refusal is decided on the count, or on
+ * the prompt's floor when even that leaves the worst case above what is left: no count can.
  */
 export async function reserveWorstCase(metered: MeteredRequest, request: ChatRequest, candidates: ModelConfig[]): Promise<void> {
   metered.estimatedCostNano = estimatedCallCost(request, candidates);
-  await metered.reserve(worstCaseCost(request, candidates), async () => {
+  await metered.reserve(worstCaseCost(request, candidates), async (remainingNano) => {
+    const atLeast = new Map(await Promise.all(candidates.map(async (model) => [model, await inputTokenCeilingAtLeast(request, model)] as const)));
+    const lowest = worstCaseOf(request, candidates, (model) => atLeast.get(model)!);
+    if (lowest > remainingNano) return lowest;
     await countInput(request);
     metered.estimatedCostNano = estimatedCallCost(request, candidates);
     return worstCaseCost(request, candidates);

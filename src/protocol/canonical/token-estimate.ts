@@ -123,6 +123,21 @@ export function inputTokenCeiling(request: ChatRequest, model: TokenCountingMode
   return text + fixedTokens(measure, model);
 }
 
+/**
+ * The least `inputTokenCeiling` can be once the prompt is counted: its floor in place of the
+ * count (the count is at least the floor). No tokenizer: one pass over the bytes at most.
+ */
+export async function inputTokenCeilingAtLeast(request: ChatRequest, model: TokenCountingModel): Promise<number> {
+  const measure = measureOf(request);
+  if (measure.textTokens !== undefined) return inputTokenCeiling(request, model);
+  if (measure.textFloor === undefined) {
+    const weighed = await tokenFloors(measure.texts);
+    measure.textFloors = weighed.floors;
+    measure.textFloor = weighed.total;
+  }
+  return Math.min(measure.textBytes, Math.ceil(measure.textFloor * INPUT_MARGIN)) + fixedTokens(measure, model);
+}
+
 /** Counts the prompt's text (in bounded slices, off the hot path's event loop turns); once. */
 export async function countInput(request: ChatRequest): Promise<void> {
   const measure = measureOf(request);
