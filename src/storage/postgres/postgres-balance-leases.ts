@@ -12,7 +12,10 @@ export interface RenewedLease {
 }
 
 /** Asks the database to take, top up, renew, shrink or hand back a lease (gateway_renew_lease, migration 12). */
-export type RenewLease = (request: {
+export type RenewLease = (request: LeaseRenewal) => Promise<RenewedLease>;
+
+/** What a renewal asks of gateway_renew_lease. */
+export interface LeaseRenewal {
   leaseId: string | null;
   newId: string;
   accountId: string;
@@ -21,7 +24,7 @@ export type RenewLease = (request: {
   targetNano: number;
   keepNano: number;
   expiresAt: string;
-}) => Promise<RenewedLease>;
+}
 
 interface Lease {
   accountId: string;

@@ -2,6 +2,7 @@ import type { QueryConfig } from 'pg';
 import type { ApiKeyRecord, FixQuoteRecord, FixRunEvent, FixRunRecord, FixRunStatus, HoldRecord, ReceiptRecord } from '../records.ts';
 import { instantNanos } from '../receipt-order.ts';
 import { jsonParameter } from './json-parameter.ts';
+import type { LeaseRenewal } from './postgres-balance-leases.ts';
 
 /**
  * Every statement the PostgreSQL store runs. Each has a name, so pg prepares it once per pooled
@@ -178,16 +179,7 @@ export const statements = {
   releaseLease: (id: string, now: string, deadOwners: string[]) =>
     named('release_lease', 'SELECT gateway_release_lease($1, $2, $3::text[]) AS released', [id, now, deadOwners]),
   /** Take, top up, renew, shrink or hand back a balance lease (migration 12). */
-  renewLease: (lease: {
-    leaseId: string | null;
-    newId: string;
-    accountId: string;
-    owner: string;
-    month: string;
-    targetNano: number;
-    keepNano: number;
-    expiresAt: string;
-  }) =>
+  renewLease: (lease: LeaseRenewal) =>
     named('renew_lease', `SELECT lease_id, granted_nano, charged_nano FROM gateway_renew_lease(${placeholders(9)})`, [
       lease.leaseId,
       lease.newId,
