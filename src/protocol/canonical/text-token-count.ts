@@ -305,8 +305,8 @@ export async function countTexts(texts: readonly string[], stopAbove = Infinity,
   const stops = stopAbove !== Infinity;
   let tokens = 0;
   let sliceStart = performance.now();
-  // The same chunk again (a long run of one character) is counted once.
-  const repeated = new Map<string, number>();
+  // The same chunk again (a long run of one character) is counted and weighed once.
+  const repeated = new Map<string, { count: number; floor: number }>();
   let floorLeft = 0;
   if (stops) for (const [index, text] of texts.entries()) floorLeft += floors?.[index] ?? tokenFloor(text);
   for (const [index, text] of texts.entries()) {
@@ -319,20 +319,22 @@ export async function countTexts(texts: readonly string[], stopAbove = Infinity,
     let textTokens = 0;
     const chunks = countingChunks(text);
     for (let batch = nextBatch(chunks); batch.length > 0; batch = nextBatch(chunks)) {
-      const counts = new Map<string, number>();
+      const counts = new Map<string, { count: number; floor: number }>();
       const fresh = [...new Set(batch.filter((chunk) => !repeated.has(chunk)))];
       if (fresh.length > 0) {
         const freshCounts = await countOnThread(fresh);
         sliceStart = performance.now();
         fresh.forEach((chunk, at) => {
           tokenizerWork.characters += chunk.length;
-          counts.set(chunk, freshCounts[at]!);
-          if (chunk.length >= HARD_CUT) repeated.set(chunk, freshCounts[at]!);
+          const seen = { count: freshCounts[at]!, floor: stops ? tokenFloor(chunk) : 0 };
+          counts.set(chunk, seen);
+          if (chunk.length >= HARD_CUT) repeated.set(chunk, seen);
         });
       }
       for (const chunk of batch) {
-        textTokens += counts.get(chunk) ?? repeated.get(chunk)!;
-        if (stops) floorLeft -= tokenFloor(chunk);
+        const seen = counts.get(chunk) ?? repeated.get(chunk)!;
+        textTokens += seen.count;
+        floorLeft -= seen.floor;
       }
       const atLeast = tokens + textTokens + Math.max(0, floorLeft);
       if (atLeast > stopAbove) return { tokens: atLeast, complete: false };
