@@ -14,8 +14,9 @@ rmSync(out, { recursive: true, force: true });
 await build({
   entryPoints: {
     main: join(root, 'src', 'cli', 'main.ts'),
-    // A thread's entry: text-token-count.ts starts it from beside its own chunk.
+    // Threads' entries, started from beside the chunk of the module that starts them (src/lib/thread-jobs.ts).
     'cl100k-counter-thread': join(root, 'src', 'protocol', 'canonical', 'cl100k-counter-thread.mjs'),
+    'json-body-thread': join(root, 'src', 'http', 'json-body-thread.mjs'),
   },
   outdir: out,
   bundle: true,

@@ -37,7 +37,7 @@ test('the compiled build loads no TypeScript compiler or loader, and bin/gateway
   assert.match(help.stdout, /Usage: gateway <command>/);
 });
 
-test('the compiled gateway counts tokens on its counting thread, as the sources do', async () => {
+test('the compiled gateway counts tokens on its counting thread, and parses a large body on its body thread, as the sources do', async () => {
   buildServer();
   const directory = await mkdtemp(join(tmpdir(), 'compiled-count-'));
   const configPath = join(directory, 'gateway.yaml');
@@ -49,18 +49,24 @@ test('the compiled gateway counts tokens on its counting thread, as the sources 
   const { key } = JSON.parse(created.stdout);
   const gateway = await startGatewayProcess(configPath, {}, { compiled: true });
   try {
+    const count = async (content: string) => {
+      const response = await fetch(`${gateway.url}/v1/messages/count_tokens`, {
+        method: 'POST',
+        headers: { 'x-api-key': key, 'content-type': 'application/json', 'anthropic-version': '2023-06-01' },
+        body: JSON.stringify({ model: 'svc/fast', messages: [{ role: 'user', content }] }),
+      });
+      assert.equal(response.status, 200, await response.clone().text());
+      return ((await response.json()) as { input_tokens: number }).input_tokens;
+    };
     const content = 'Count me on the thread, please. '.repeat(50);
-    const response = await fetch(`${gateway.url}/v1/messages/count_tokens`, {
-      method: 'POST',
-      headers: { 'x-api-key': key, 'content-type': 'application/json', 'anthropic-version': '2023-06-01' },
-      body: JSON.stringify({ model: 'svc/fast', messages: [{ role: 'user', content }] }),
-    });
-    assert.equal(response.status, 200, await response.clone().text());
-    const { input_tokens: counted } = (await response.json()) as { input_tokens: number };
+    const counted = await count(content);
     // The same count the sources make: the text's cl100k tokens plus the same framing.
     const framing = counted - (await countTextTokens(content));
     assert.ok(framing > 0 && framing < 20, `counted ${counted}`);
     assert.ok(counted < Buffer.byteLength(content) / 2, 'counted, not bounded by bytes');
+    // Over a megabyte: the body is parsed on the body thread, its prompt handed back whole.
+    const large = content + ' '.repeat(1_100_000) + content;
+    assert.equal(await count(large), framing + (await countTextTokens(large)));
   } finally {
     await gateway.stop();
     await rm(directory, { recursive: true, force: true });

@@ -1,128 +1,18 @@
 import type { Readable } from 'node:stream';
+import { setImmediate as nextTurn } from 'node:timers/promises';
 import { errorCodes, type FastifyRequest } from 'fastify';
 import { GatewayError } from '../errors/gateway-error.ts';
+import { ThreadJobs, threadEntry } from '../lib/thread-jobs.ts';
 import { startCounting } from '../protocol/canonical/text-token-count.ts';
+import { tooDeepAt } from './body-depth.mjs';
 
 /** Deeper than any real tool schema or message; deeper bodies would exhaust recursive readers (JSON.stringify). */
 export const MAX_BODY_DEPTH = 64;
 
-interface Frame {
-  value: unknown;
-  depth: number;
-  parent: Frame | null;
-  key: string | number | null;
-}
-
-function pathOf(frame: Frame): string {
-  const keys: Array<string | number> = [];
-  for (let at: Frame | null = frame; at?.key !== null && at; at = at.parent) keys.unshift(at.key!);
-  return keys.reduce<string>((path, key) => (typeof key === 'number' ? `${path}[${key}]` : path ? `${path}.${key}` : key), '') || 'the body';
-}
-
-/**
- * Refuse a body nested deeper than MAX_BODY_DEPTH, naming where: walked iteratively, so the
- * check itself cannot overflow the stack whatever the nesting.
- */
+/** Refuse a body nested deeper than `maxDepth`, naming where. */
 export function assertBodyDepth(body: unknown, maxDepth = MAX_BODY_DEPTH): void {
-  if (typeof body !== 'object' || body === null) return;
-  // Only containers go on the stack: strings and numbers, most of a body, cost nothing here.
-  const stack: Frame[] = [{ value: body, depth: 0, parent: null, key: null }];
-  while (stack.length > 0) {
-    const frame = stack.pop()!;
-    if (frame.depth >= maxDepth) {
-      const path = pathOf(frame);
-      throw new GatewayError('invalid_request', `${path} nests deeper than ${maxDepth} levels.`, {}, path);
-    }
-    const container = frame.value as Record<string, unknown>;
-    const isArray = Array.isArray(container);
-    for (const key in container) {
-      const child = container[key];
-      if (typeof child === 'object' && child !== null) {
-        stack.push({ value: child, depth: frame.depth + 1, parent: frame, key: isArray ? Number(key) : key });
-      }
-    }
-  }
-}
-
-/** Bodies up to this size are read whole and decoded at once, as Fastify does. */
-const SMALL_BODY = 256 * 1024;
-
-/** Bodies above this size start the token-counting thread as they arrive. */
-const LARGE_BODY = 1024 * 1024;
-
-const nextTurn = () => new Promise((resolve) => setImmediate(resolve));
-
-/**
- * A request body as text, read from its stream with Fastify's limits and errors (too large, length
- * not as announced). A large one never holds the event loop for more than one step of its size:
- * each chunk is decoded as it arrives, the pieces are joined into one string in a turn of their
- * own, and JSON.parse runs in the next (on this VM each step that makes a 5 MiB string takes
- * ~15-25 ms, most of it the kernel handing over fresh memory). Invalid UTF-8 and a byte-order mark
- * are kept as Buffer.toString keeps them.
- */
-export function readBodyText(payload: Readable, limit: number, contentLength: number): Promise<string> {
-  return new Promise((resolve, reject) => {
-    if (contentLength > limit) return reject(new errorCodes.FST_ERR_CTP_BODY_TOO_LARGE());
-    const small = contentLength <= SMALL_BODY;
-    // A prompt of megabytes may need counting: the counting thread loads its tables while it arrives.
-    if (contentLength > LARGE_BODY) startCounting();
-    const chunks: Buffer[] = [];
-    const decoder = small ? null : new TextDecoder('utf-8', { ignoreBOM: true });
-    const parts: string[] = [];
-    let received = 0;
-    const stop = () => {
-      payload.removeListener('data', onData);
-      payload.removeListener('end', onEnd);
-      payload.removeListener('error', onError);
-    };
-    function onData(chunk: Buffer) {
-      received += chunk.length;
-      if (received > limit) {
-        stop();
-        return reject(new errorCodes.FST_ERR_CTP_BODY_TOO_LARGE());
-      }
-      if (decoder) parts.push(decoder.decode(chunk, { stream: true }));
-      else chunks.push(chunk);
-    }
-    function onError(error: Error & { statusCode?: number }) {
-      stop();
-      if (!(typeof error.statusCode === 'number' && error.statusCode >= 400)) error.statusCode = 400;
-      reject(error);
-    }
-    function onEnd() {
-      stop();
-      if (!Number.isNaN(contentLength) && received !== contentLength) return reject(new errorCodes.FST_ERR_CTP_INVALID_CONTENT_LENGTH());
-      if (!decoder) return resolve(chunks.length === 1 ? chunks[0]!.toString('utf8') : Buffer.concat(chunks, received).toString('utf8'));
-      parts.push(decoder.decode());
-      // join makes one flat string (JSON.parse of the pieces would flatten them itself, in its own block).
-      const joined = parts.join('');
-      void nextTurn().then(() => resolve(joined));
-    }
-    payload.on('data', onData);
-    payload.on('end', onEnd);
-    payload.on('error', onError);
-  });
-}
-
-/**
- * The body parser of every route and content type: JSON, read by `readBodyText`; empty is
- * undefined, too deep is invalid_request.
- */
-export function jsonBodyParser(limit: number) {
-  return (request: FastifyRequest, payload: Readable, done: (error: Error | null, body?: unknown) => void) => {
-    readBodyText(payload, limit, Number(request.headers['content-length'])).then(
-      (text) => {
-        let parsed: unknown;
-        try {
-          parsed = parseJsonBody(text);
-        } catch (error) {
-          return done(error as Error, undefined);
-        }
-        done(null, parsed);
-      },
-      (error: Error) => done(error, undefined),
-    );
-  };
+  const path = tooDeepAt(body, maxDepth);
+  if (path !== null) throw new GatewayError('invalid_request', `${path} nests deeper than ${maxDepth} levels.`, {}, path);
 }
 
 /** JSON body parser of every route: empty is undefined, too deep is invalid_request. */
@@ -131,4 +21,150 @@ export function parseJsonBody(text: string): unknown {
   const body: unknown = JSON.parse(text);
   assertBodyDepth(body);
   return body;
+}
+
+/**
+ * Bodies above this size are parsed on the body thread; they also start the token-counting
+ * thread as they arrive, as a prompt of megabytes may need counting.
+ */
+export const LARGE_BODY = 1024 * 1024;
+
+/** Bytes of a large body sent to the body thread in one message. */
+const SEND_BYTES = 64 * 1024;
+
+interface LongString {
+  path: Array<string | number>;
+  bytes: Uint8Array;
+  latin1: boolean;
+}
+
+type BodyReply = { id: number } & ({ body: unknown; longs: LongString[] } | { error: { syntax?: string; deepAt?: string } });
+
+const bodyThread = new ThreadJobs<BodyReply>(threadEntry('json-body-thread', import.meta.url), 'body-parsing');
+
+/**
+ * A request body, parsed, read from its stream with Fastify's limits and errors (too large, length
+ * not as announced). A small body is decoded and parsed here, at once. A large one never makes a
+ * string of its size on this thread: each chunk goes to the body thread as it arrives, which
+ * decodes and parses it there (on this VM each step that makes a 5 MiB string takes 15-25 ms,
+ * most of it the kernel handing over fresh memory) and hands each long string back as bytes.
+ * Those become strings kept outside the JavaScript heap, in memory the allocator reuses (see
+ * `withLongStrings`). Invalid UTF-8 and a byte-order mark are kept as Buffer.toString keeps them.
+ */
+export function readJsonBody(payload: Readable, limit: number, contentLength: number): Promise<unknown> {
+  return new Promise((resolve, reject) => {
+    if (contentLength > limit) return reject(new errorCodes.FST_ERR_CTP_BODY_TOO_LARGE());
+    const chunks: Buffer[] = [];
+    let job: { id: number; reply: Promise<BodyReply> } | null = null;
+    let received = 0;
+    // Chunks not yet sent to the thread; they go in batches of at least SEND_BYTES.
+    let unsent = 0;
+    const toThread = () => {
+      // A prompt of megabytes may need counting: the counting thread loads its tables while it arrives.
+      startCounting();
+      job = bodyThread.open();
+      bodyThread.post({ id: job.id, begin: true });
+    };
+    const send = () => {
+      // Copied into a buffer of their own, which moves to the thread: a chunk is a view of a larger buffer.
+      const batch = new Uint8Array(unsent);
+      let at = 0;
+      for (const chunk of chunks.splice(0)) {
+        batch.set(chunk, at);
+        at += chunk.length;
+      }
+      unsent = 0;
+      bodyThread.post({ id: job!.id, chunk: batch }, [batch.buffer]);
+    };
+    const stop = (failed: boolean) => {
+      payload.removeListener('data', onData);
+      payload.removeListener('end', onEnd);
+      payload.removeListener('error', onError);
+      if (failed && job) {
+        bodyThread.post({ id: job.id, drop: true });
+        bodyThread.forget(job.id);
+      }
+    };
+    if (contentLength > LARGE_BODY) toThread();
+    function onData(chunk: Buffer) {
+      received += chunk.length;
+      if (received > limit) {
+        stop(true);
+        return reject(new errorCodes.FST_ERR_CTP_BODY_TOO_LARGE());
+      }
+      chunks.push(chunk);
+      unsent += chunk.length;
+      // A chunked body announces no length: it moves to the thread once it is large.
+      if (!job && received > LARGE_BODY) toThread();
+      if (job && unsent >= SEND_BYTES) send();
+    }
+    function onError(error: Error & { statusCode?: number }) {
+      stop(true);
+      if (!(typeof error.statusCode === 'number' && error.statusCode >= 400)) error.statusCode = 400;
+      reject(error);
+    }
+    function onEnd() {
+      const short = !Number.isNaN(contentLength) && received !== contentLength;
+      stop(short);
+      if (short) return reject(new errorCodes.FST_ERR_CTP_INVALID_CONTENT_LENGTH());
+      if (!job) {
+        try {
+          return resolve(parseJsonBody(chunks.length === 1 ? chunks[0]!.toString('utf8') : Buffer.concat(chunks, received).toString('utf8')));
+        } catch (error) {
+          return reject(error as Error);
+        }
+      }
+      if (unsent > 0) send();
+      bodyThread.post({ id: job.id, end: true, maxDepth: MAX_BODY_DEPTH });
+      job.reply.then((reply) => {
+        if (!('error' in reply)) return withLongStrings(reply.body, reply.longs).then(resolve, reject);
+        const { syntax, deepAt } = reply.error;
+        if (deepAt !== undefined)
+          return reject(new GatewayError('invalid_request', `${deepAt} nests deeper than ${MAX_BODY_DEPTH} levels.`, {}, deepAt));
+        reject(new SyntaxError(syntax));
+      }, reject);
+    }
+    payload.on('data', onData);
+    payload.on('end', onEnd);
+    payload.on('error', onError);
+  });
+}
+
+/** Milliseconds of work between two turns of the event loop while long strings are put back. */
+const SLICE_MS = 2;
+
+/**
+ * Puts the long strings back where the body thread took them from. Each string of a megabyte or
+ * more is made by Buffer.toString as an external string: its characters are copied into memory
+ * from the C allocator, which keeps freed blocks for the next body, where the JavaScript heap
+ * would take fresh pages from the kernel for each one.
+ */
+async function withLongStrings(body: unknown, longs: LongString[]): Promise<unknown> {
+  let sliceStart = performance.now();
+  for (const { path, bytes, latin1 } of longs) {
+    const text = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString(latin1 ? 'latin1' : 'utf16le');
+    if (path.length === 0) return text;
+    let container = body as Record<string | number, unknown>;
+    for (const key of path.slice(0, -1)) container = container[key] as Record<string | number, unknown>;
+    // Defined, not assigned: a key named __proto__ is an own property of a parsed body.
+    Object.defineProperty(container, path.at(-1)!, { value: text });
+    if (performance.now() - sliceStart > SLICE_MS) {
+      await nextTurn();
+      sliceStart = performance.now();
+    }
+  }
+  return body;
+}
+
+/**
+ * The body parser of every route and content type: JSON, read by `readJsonBody`; empty is
+ * undefined, too deep is invalid_request.
+ */
+export function jsonBodyParser(limit: number) {
+  return (request: FastifyRequest, payload: Readable, done: (error: Error | null, body?: unknown) => void) => {
+    readJsonBody(payload, limit, Number(request.headers['content-length'])).then(
+      (body) => done(null, body),
+      (error: Error) => done(error, undefined),
+    );
+  };
 }

@@ -3,7 +3,7 @@ import https from 'node:https';
 import { urlToHttpOptions } from 'node:url';
 import type { ProviderConfig } from '../config/schema.ts';
 import { ProviderError, failureFromStatus, parseRetryAfter } from './provider-error.ts';
-import { endInSlices } from '../lib/end-in-slices.ts';
+import { endWithPieces, jsonPieces, type JsonPieces } from '../lib/json-pieces.ts';
 
 /**
  * Keep-alive connection pools of one provider (node:http; https when its base URL is). Node's own
@@ -92,13 +92,13 @@ function targetOf(url: URL): ReturnType<typeof urlToHttpOptions> {
 }
 
 /** Sends the request; resolves with the response once its headers arrived. */
-function send(pool: UpstreamPool, url: URL, headers: Record<string, string>, text: string, signal: AbortSignal): Promise<IncomingMessage> {
+function send(pool: UpstreamPool, url: URL, headers: Record<string, string>, payload: JsonPieces, signal: AbortSignal): Promise<IncomingMessage> {
   return new Promise((resolve, reject) => {
     const request = (url.protocol === 'https:' ? https : http).request({
       ...targetOf(url),
       method: 'POST',
       agent: pool.agentFor(url),
-      headers: { 'content-type': 'application/json', ...headers, 'content-length': Buffer.byteLength(text) },
+      headers: { 'content-type': 'application/json', ...headers, 'content-length': payload.bytes },
       signal,
     });
     let response: IncomingMessage | undefined;
@@ -113,8 +113,8 @@ function send(pool: UpstreamPool, url: URL, headers: Record<string, string>, tex
       response = answer;
       resolve(answer);
     });
-    // A multi-megabyte prompt is written in slices: encoding it at once would hold the event loop.
-    void endInSlices(request, text);
+    // A multi-megabyte prompt is written a piece at a time: encoding it at once would hold the event loop.
+    void endWithPieces(request, payload.pieces);
   });
 }
 
@@ -145,7 +145,7 @@ export async function postJson(
 ): Promise<UpstreamResponse> {
   let response: IncomingMessage;
   try {
-    response = await send(pool, url, headers, JSON.stringify(body), signal);
+    response = await send(pool, url, headers, await jsonPieces(body), signal);
   } catch (error) {
     throw transportFailure(error, signal);
   }

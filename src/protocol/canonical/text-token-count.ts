@@ -1,6 +1,6 @@
 import { setImmediate as yieldToEventLoop } from 'node:timers/promises';
-import { Worker } from 'node:worker_threads';
 import { inflateRawSync } from 'node:zlib';
+import { ThreadJobs, threadEntry } from '../../lib/thread-jobs.ts';
 import { CL100K_PAIR_TABLE, CL100K_WHITESPACE_RUNS } from './cl100k-pair-table.ts';
 
 /**
@@ -143,54 +143,24 @@ export async function tokenFloors(texts: readonly string[], stopAbove = Infinity
   return { floors, total, complete: true };
 }
 
-export interface CountingThread {
-  worker: Worker;
-  pending: Map<number, { resolve(counts: number[]): void; reject(error: Error): void }>;
-  nextId: number;
-}
-let countingThread: CountingThread | null = null;
-
-// The thread's entry sits beside this file: cl100k-counter-thread.mjs in the sources, .js in the build.
-const THREAD_ENTRY = new URL(`./cl100k-counter-thread.${import.meta.url.endsWith('.ts') ? 'mjs' : 'js'}`, import.meta.url);
-
 /**
- * cl100k tokens of each chunk, counted on a thread of its own: loading the tables would hold the
- * event loop for 100-200 ms, and counting a long prompt for longer. The thread starts on the
- * first count and keeps the process alive only while a count is pending.
+ * cl100k tokens of each chunk are counted on a thread of its own: loading the tables would hold
+ * the event loop for 100-200 ms, and counting a long prompt for longer.
  */
-function countOnThread(chunks: string[]): Promise<number[]> {
-  const thread = startCounting();
-  const id = thread.nextId++;
-  if (thread.pending.size === 0) thread.worker.ref();
-  return new Promise((resolve, reject) => {
-    thread.pending.set(id, { resolve, reject });
-    thread.worker.postMessage({ id, chunks });
-  });
+const counting = new ThreadJobs<{ id: number; counts: number[] }>(threadEntry('cl100k-counter-thread', import.meta.url), 'token-counting');
+
+async function countOnThread(chunks: string[]): Promise<number[]> {
+  const { id, reply } = counting.open();
+  counting.post({ id, chunks });
+  return (await reply).counts;
 }
 
 /**
  * Starts the counting thread if it is not running, so that it loads its tables ahead of a count
  * that is likely to come (the body parser calls it when a body of megabytes arrives).
  */
-export function startCounting(): CountingThread {
-  if (countingThread) return countingThread;
-  // No flags of the parent's (a TypeScript loader, a profiler): the entry is plain JavaScript.
-  const thread: CountingThread = { worker: new Worker(THREAD_ENTRY, { execArgv: [] }), pending: new Map(), nextId: 0 };
-  const fail = (error: Error) => {
-    if (countingThread === thread) countingThread = null;
-    for (const { reject } of thread.pending.values()) reject(error);
-    thread.pending.clear();
-  };
-  thread.worker.on('message', ({ id, counts }: { id: number; counts: number[] }) => {
-    thread.pending.get(id)?.resolve(counts);
-    thread.pending.delete(id);
-    if (thread.pending.size === 0) thread.worker.unref();
-  });
-  thread.worker.on('error', fail);
-  thread.worker.on('exit', (code) => fail(new Error(`the token-counting thread exited (${code})`)));
-  // Idle, it keeps no process alive (unref after the listeners are added: before them, it did not hold).
-  thread.worker.unref();
-  return (countingThread = thread);
+export function startCounting(): void {
+  counting.start();
 }
 
 /** Longest run the tokenizer gets without a word boundary. */

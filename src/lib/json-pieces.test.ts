@@ -1,0 +1,74 @@
+import assert from 'node:assert/strict';
+import { once } from 'node:events';
+import { createServer, request } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { PassThrough } from 'node:stream';
+import { test } from 'node:test';
+import { endWithPieces, jsonPieces } from './json-pieces.ts';
+
+/** What `endWithPieces` wrote to a stream nobody reads until it ended. */
+async function written(pieces: string[]): Promise<{ bytes: Buffer; writes: number }> {
+  const stream = new PassThrough();
+  let writes = 0;
+  const write = stream.write.bind(stream);
+  stream.write = ((chunk: never) => (writes++, write(chunk))) as typeof stream.write;
+  const chunks: Buffer[] = [];
+  stream.on('data', (chunk: Buffer) => chunks.push(chunk));
+  await Promise.all([endWithPieces(stream, pieces), once(stream, 'end')]);
+  return { bytes: Buffer.concat(chunks), writes };
+}
+
+test('a body with long strings is JSON.stringify in pieces, and written byte for byte as Buffer.from encodes it whole', async () => {
+  // Surrogate pairs straddle every cut after the leading 'a'; lone surrogates are escaped as JSON.stringify escapes them.
+  const bodies = [
+    { model: 'm', messages: [{ role: 'user', content: 'a' + '😀'.repeat(150_000) }], skip: undefined, list: [undefined, () => 1, 1.5, null] },
+    ['漢é'.repeat(170_000) + '\ud800' + 'end"\\\n\u0001', { nested: { deeper: 'x'.repeat(300_000), at: new Date(0) } }],
+    'ä'.repeat(400_000),
+  ];
+  for (const body of bodies) {
+    const { pieces, bytes } = await jsonPieces(body);
+    const text = JSON.stringify(body);
+    assert.ok(pieces.length > 5, 'in pieces');
+    assert.ok(pieces.every((piece) => piece.length <= 64 * 1024));
+    assert.equal(pieces.join(''), text);
+    assert.equal(bytes, Buffer.byteLength(text));
+    const out = await written(pieces);
+    assert.ok(out.bytes.equals(Buffer.from(text)), 'same bytes');
+    assert.equal(out.writes, pieces.length);
+  }
+  // What has toJSON is stringified whole, as JSON.stringify would.
+  const custom = { toJSON: () => 'y'.repeat(300_000) };
+  assert.equal((await jsonPieces(custom)).pieces.join(''), JSON.stringify(custom));
+  const small = { model: 'm', messages: [{ role: 'user', content: 'x'.repeat(100_000) }] };
+  assert.deepEqual(await jsonPieces(small), { pieces: [JSON.stringify(small)], bytes: JSON.stringify(small).length });
+  assert.deepEqual(await written(['{"short":true}']), { bytes: Buffer.from('{"short":true}'), writes: 0 });
+});
+
+test('over HTTP with its content-length, the server reads the whole body; a destroyed request stops the writing', async () => {
+  const body = { content: '日本語 and emoji 😀 '.repeat(200_000) };
+  const { pieces, bytes } = await jsonPieces(body);
+  const server = createServer(async (incoming, reply) => {
+    const chunks: Buffer[] = [];
+    for await (const chunk of incoming) chunks.push(chunk as Buffer);
+    reply.end(String(Buffer.concat(chunks).equals(Buffer.from(JSON.stringify(body)))));
+  });
+  server.listen(0, '127.0.0.1');
+  await once(server, 'listening');
+  try {
+    const { port } = server.address() as AddressInfo;
+    const post = request({ port, host: '127.0.0.1', method: 'POST', headers: { 'content-length': bytes } });
+    const [answer] = await Promise.all([once(post, 'response'), endWithPieces(post, pieces)]);
+    let text = '';
+    for await (const chunk of answer[0]) text += chunk;
+    assert.equal(text, 'true');
+
+    const cut = request({ port, host: '127.0.0.1', method: 'POST', headers: { 'content-length': bytes } });
+    cut.on('error', () => {});
+    const writing = endWithPieces(cut, pieces);
+    cut.destroy();
+    await writing;
+    assert.equal(cut.destroyed, true);
+  } finally {
+    server.close();
+  }
+});

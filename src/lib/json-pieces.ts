@@ -1,0 +1,138 @@
+import { once } from 'node:events';
+import type { Writable } from 'node:stream';
+import { setImmediate as nextTurn } from 'node:timers/promises';
+
+/** A JSON text as pieces to write in turn, and its length in UTF-8 bytes. */
+export interface JsonPieces {
+  pieces: string[];
+  bytes: number;
+}
+
+/** Bodies whose strings hold more characters than this are serialized in pieces. */
+const LARGE = 256 * 1024;
+/** Characters of a piece, about: a string is cut at this length, other parts gather up to it. */
+const PIECE = 32 * 1024;
+/** Milliseconds of work between two turns of the event loop while a large body is serialized. */
+const SLICE_MS = 2;
+
+/**
+ * `JSON.stringify(value)`, as pieces. A body with a prompt of megabytes is never made into one
+ * string: that would hold the event loop for as long as the kernel takes to hand over that much
+ * fresh memory (~15-25 ms for 5 MiB on this VM), where pieces of 32K characters come from memory
+ * the heap reuses, and the work is spread over turns of the event loop. Other bodies are one
+ * piece, from JSON.stringify itself.
+ */
+export async function jsonPieces(value: unknown): Promise<JsonPieces> {
+  if (!holdsMoreThan(value, LARGE)) {
+    const text = JSON.stringify(value);
+    return { pieces: [text], bytes: Buffer.byteLength(text) };
+  }
+  const pieces: string[] = [];
+  let bytes = 0;
+  let current = '';
+  let sliceStart = performance.now();
+  for (const part of jsonParts(value)) {
+    current += part;
+    if (current.length < PIECE) continue;
+    pieces.push(current);
+    bytes += Buffer.byteLength(current);
+    current = '';
+    if (performance.now() - sliceStart > SLICE_MS) {
+      await nextTurn();
+      sliceStart = performance.now();
+    }
+  }
+  if (current !== '') {
+    pieces.push(current);
+    bytes += Buffer.byteLength(current);
+  }
+  return { pieces, bytes };
+}
+
+/** Whether the strings of `value` (keys aside) hold more than `limit` characters; walked iteratively. */
+function holdsMoreThan(value: unknown, limit: number): boolean {
+  const stack: unknown[] = [value];
+  let characters = 0;
+  while (stack.length > 0) {
+    const next = stack.pop();
+    if (typeof next === 'string') {
+      characters += next.length;
+      if (characters > limit) return true;
+    } else if (typeof next === 'object' && next !== null) {
+      for (const key in next) stack.push((next as Record<string, unknown>)[key]);
+    }
+  }
+  return false;
+}
+
+/** The parts of `JSON.stringify(value)`, in order: containers holding long strings are opened, the rest stringified whole. */
+function* jsonParts(value: unknown): Generator<string> {
+  if (typeof value === 'string' && value.length > PIECE) return yield* stringParts(value);
+  const opened = typeof value === 'object' && value !== null && typeof (value as { toJSON?: unknown }).toJSON !== 'function';
+  if (!opened || !holdsMoreThan(value, PIECE)) return yield JSON.stringify(value);
+  if (Array.isArray(value)) {
+    yield '[';
+    for (let index = 0; index < value.length; index++) {
+      if (index > 0) yield ',';
+      const item: unknown = value[index];
+      // As JSON.stringify does: what has no JSON form is null in an array.
+      if (item === undefined || typeof item === 'function' || typeof item === 'symbol') yield 'null';
+      else yield* jsonParts(item);
+    }
+    return yield ']';
+  }
+  let first = true;
+  for (const [key, item] of Object.entries(value)) {
+    // ...and is left out of an object.
+    if (item === undefined || typeof item === 'function' || typeof item === 'symbol') continue;
+    yield `${first ? '{' : ','}${JSON.stringify(key)}:`;
+    first = false;
+    yield* jsonParts(item);
+  }
+  yield first ? '{}' : '}';
+}
+
+/** A long string's JSON text, a slice at a time, never cutting a surrogate pair (JSON.stringify would escape its halves). */
+function* stringParts(text: string): Generator<string> {
+  yield '"';
+  for (let start = 0; start < text.length;) {
+    let end = Math.min(text.length, start + PIECE);
+    const last = text.charCodeAt(end - 1);
+    if (end < text.length && last >= 0xd800 && last <= 0xdbff) end--;
+    yield JSON.stringify(text.slice(start, end)).slice(1, -1);
+    start = end;
+  }
+  yield '"';
+}
+
+/**
+ * Writes the pieces to `stream` and ends it. One piece goes in one write; more (a prompt of
+ * megabytes) one at a time, giving the event loop back between them, so that encoding them does
+ * not hold it either. Stops early when the stream is destroyed or fails (the stream reports why);
+ * never rejects.
+ */
+export async function endWithPieces(stream: Writable, pieces: readonly string[]): Promise<void> {
+  if (pieces.length === 1) {
+    stream.end(pieces[0]);
+    return;
+  }
+  for (const piece of pieces) {
+    if (stream.destroyed) return;
+    if (stream.write(piece)) await nextTurn();
+    else if (!(await drainOrClose(stream))) return;
+  }
+  if (!stream.destroyed) stream.end();
+}
+
+/** Waits for `drain` (or `close`); false when the stream failed meanwhile (its error listeners report it). */
+async function drainOrClose(stream: Writable): Promise<boolean> {
+  const done = new AbortController();
+  try {
+    await Promise.race([once(stream, 'drain', { signal: done.signal }), once(stream, 'close', { signal: done.signal })]);
+    return true;
+  } catch {
+    return false;
+  } finally {
+    done.abort();
+  }
+}

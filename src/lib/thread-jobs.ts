@@ -1,0 +1,80 @@
+import { Worker, type TransferListItem } from 'node:worker_threads';
+
+interface Pending {
+  resolve(reply: unknown): void;
+  reject(error: Error): void;
+}
+
+interface Running {
+  worker: Worker;
+  pending: Map<number, Pending>;
+}
+
+/**
+ * The entry of a thread, beside the module that starts it: `<name>.mjs` in the sources, `<name>.js`
+ * in the build (`scripts/build-server.mjs` bundles each such entry into dist/server, beside the chunks).
+ */
+export function threadEntry(name: string, besideModule: string): URL {
+  return new URL(`./${name}.${besideModule.endsWith('.ts') ? 'mjs' : 'js'}`, besideModule);
+}
+
+/**
+ * A worker thread answering jobs by id (its replies are `{ id, ... }`). It starts on first use and
+ * keeps the process alive only while a job is pending; if it fails or exits, every pending job is
+ * rejected and the next job starts a fresh thread.
+ */
+export class ThreadJobs<Reply extends { id: number }> {
+  private running: Running | null = null;
+  private nextId = 0;
+
+  constructor(
+    private readonly entry: URL,
+    private readonly what: string,
+  ) {}
+
+  /** Starts the thread if it is not running, so that it is ready for a job likely to come. */
+  start(): Worker {
+    if (this.running) return this.running.worker;
+    // No flags of the parent's (a TypeScript loader, a profiler): the entry is plain JavaScript.
+    const running: Running = { worker: new Worker(this.entry, { execArgv: [] }), pending: new Map() };
+    const fail = (error: Error) => {
+      if (this.running === running) this.running = null;
+      for (const { reject } of running.pending.values()) reject(error);
+      running.pending.clear();
+    };
+    running.worker.on('message', (reply: Reply) => {
+      running.pending.get(reply.id)?.resolve(reply);
+      this.settled(running, reply.id);
+    });
+    running.worker.on('error', fail);
+    running.worker.on('exit', (code) => fail(new Error(`the ${this.what} thread exited (${code})`)));
+    // Idle, it keeps no process alive (unref after the listeners are added: before them, it did not hold).
+    running.worker.unref();
+    this.running = running;
+    return running.worker;
+  }
+
+  /** A new job: its id, to send its messages with, and its reply. */
+  open(): { id: number; reply: Promise<Reply> } {
+    this.start();
+    const running = this.running!;
+    const id = this.nextId++;
+    if (running.pending.size === 0) running.worker.ref();
+    const reply = new Promise<Reply>((resolve, reject) => running.pending.set(id, { resolve: resolve as (reply: unknown) => void, reject }));
+    return { id, reply };
+  }
+
+  post(message: { id: number; [field: string]: unknown }, transfer?: readonly TransferListItem[]): void {
+    this.running?.worker.postMessage(message, transfer);
+  }
+
+  /** Stops waiting for a job's reply; its promise never settles. */
+  forget(id: number): void {
+    if (this.running) this.settled(this.running, id);
+  }
+
+  private settled(running: Running, id: number): void {
+    running.pending.delete(id);
+    if (running.pending.size === 0) running.worker.unref();
+  }
+}
