@@ -1,7 +1,8 @@
 /**
  * The body thread (see parse-json-body.ts): decodes and parses request bodies of megabytes off the
  * gateway's event loop, checks their nesting, and hands each long string back as bytes, so that
- * the gateway never builds a string the size of the body on its own heap. Plain JavaScript, so
+ * the gateway never builds a string the size of the body on its own heap. Invalid UTF-8 and a
+ * byte-order mark are kept as Buffer.toString keeps them. Plain JavaScript, so
  * the thread needs no TypeScript loader when run from the sources.
  *
  * Messages: `{ id, begin }`, then `{ id, chunk }` as the body arrives, then `{ id, end }` (answered
@@ -19,17 +20,17 @@ const jobs = new Map();
 parentPort.on('message', (message) => {
   const { id } = message;
   if (message.begin) {
-    jobs.set(id, { decoder: new TextDecoder('utf-8', { ignoreBOM: true }), parts: [] });
+    jobs.set(id, []);
     return;
   }
-  const job = jobs.get(id);
-  if (!job) return;
-  if (message.chunk) job.parts.push(job.decoder.decode(message.chunk, { stream: true }));
+  const chunks = jobs.get(id);
+  if (!chunks) return;
+  if (message.chunk) chunks.push(message.chunk);
   else if (message.drop) jobs.delete(id);
   else if (message.end) {
     jobs.delete(id);
-    job.parts.push(job.decoder.decode());
-    answer(id, job.parts.join(''), message.maxDepth);
+    // Decoded whole, at the end: as fast as UTF-8 decoding gets, where decoding as chunks arrive is several times slower.
+    answer(id, Buffer.concat(chunks).toString('utf8'), message.maxDepth);
   }
 });
 
