@@ -70,6 +70,14 @@ export function createSqliteStore(path: string): Store {
   const ledger = createSqliteLedger(db);
   const batcher = new WriteBatcher(db);
 
+  // Reading data_version opens a read transaction: file locks, system calls. Under load dozens of
+  // requests are authenticated in one turn of the event loop; they share one read, forgotten at
+  // the turn's end. A commit by another process is seen from the next turn on.
+  let dataVersion: number | undefined;
+  const forgetDataVersion = () => {
+    dataVersion = undefined;
+  };
+
   // "Last used" is for people: a write per key every few seconds is plenty, not one per request.
   const lastTouched = new Map<string, string>();
   function touchKey(keyId: string, at: string): void {
@@ -180,7 +188,11 @@ export function createSqliteStore(path: string): Store {
     async keysChangeToken() {
       // data_version moves only when another connection commits, so our own receipts never
       // drop the key cache while a revocation by the CLI in another process always does.
-      return sql().dataVersion.get()!;
+      if (dataVersion === undefined) {
+        dataVersion = sql().dataVersion.get()!;
+        setImmediate(forgetDataVersion);
+      }
+      return dataVersion;
     },
 
     async recordReceipt(receipt) {

@@ -6,6 +6,8 @@ interface QueuedWrite {
   reject: (error: unknown) => void;
 }
 
+type Outcome = { ok: true; value: unknown } | { ok: false; error: unknown };
+
 /**
  * Group commit: every write queued in one event-loop turn runs in a single IMMEDIATE
  * transaction, which costs little more than one write alone. Each write runs in its own
@@ -13,8 +15,21 @@ interface QueuedWrite {
  */
 export class WriteBatcher {
   private queued: QueuedWrite[] = [];
+  /** One transaction function for every batch: better-sqlite3 builds a wrapper per call to db.transaction. */
+  private readonly writeBatch: (batch: QueuedWrite[], outcomes: Outcome[]) => void;
 
-  constructor(private readonly db: Database) {}
+  constructor(db: Database) {
+    const writeBatch = db.transaction((batch: QueuedWrite[], outcomes: Outcome[]) => {
+      for (const write of batch) {
+        try {
+          outcomes.push({ ok: true, value: write.run() });
+        } catch (error) {
+          outcomes.push({ ok: false, error });
+        }
+      }
+    });
+    this.writeBatch = writeBatch.immediate;
+  }
 
   /** Queue `work` (a better-sqlite3 transaction function: nested, it runs as a savepoint). */
   run<T>(work: () => T): Promise<T> {
@@ -29,19 +44,9 @@ export class WriteBatcher {
     const batch = this.queued;
     this.queued = [];
     if (batch.length === 0) return;
-    const outcomes: Array<{ ok: true; value: unknown } | { ok: false; error: unknown }> = [];
+    const outcomes: Outcome[] = [];
     try {
-      this.db
-        .transaction(() => {
-          for (const write of batch) {
-            try {
-              outcomes.push({ ok: true, value: write.run() });
-            } catch (error) {
-              outcomes.push({ ok: false, error });
-            }
-          }
-        })
-        .immediate();
+      this.writeBatch(batch, outcomes);
     } catch (error) {
       // The commit itself failed (disk full, database closed): nothing of the batch was written.
       for (const write of batch) write.reject(error);
