@@ -2,13 +2,15 @@
  * The body thread (see parse-json-body.ts): decodes and parses request bodies of megabytes off the
  * gateway's event loop, checks their nesting, and hands each long string back as bytes, so that
  * the gateway never builds a string the size of the body on its own heap. Invalid UTF-8 and a
- * byte-order mark are kept as Buffer.toString keeps them. Plain JavaScript, so
- * the thread needs no TypeScript loader when run from the sources.
+ * byte-order mark are kept as Buffer.toString keeps them. Plain JavaScript, so the thread needs
+ * no TypeScript loader when run from the sources.
  *
  * Messages: `{ id, begin }`, then `{ id, chunk }` as the body arrives, then `{ id, end }` (answered
  * with `{ id, body, longs }` or `{ id, error }`) or `{ id, drop }`. Chunks of a job not begun (one
- * begun on a thread that since failed) are ignored.
+ * begun on a thread that since failed) are ignored. `{ recycle }` gives back the buffer of a long
+ * string once the gateway has made its string.
  */
+import { StringDecoder } from 'node:string_decoder';
 import { parentPort } from 'node:worker_threads';
 import { tooDeepAt } from './body-depth.mjs';
 
@@ -18,21 +20,44 @@ const LONG = 64 * 1024;
 const jobs = new Map();
 
 parentPort.on('message', (message) => {
+  if (message.recycle) return recycle(message.recycle);
   const { id } = message;
   if (message.begin) {
-    jobs.set(id, []);
+    jobs.set(id, { decoder: new StringDecoder('utf8'), parts: [] });
     return;
   }
-  const chunks = jobs.get(id);
-  if (!chunks) return;
-  if (message.chunk) chunks.push(message.chunk);
+  const job = jobs.get(id);
+  if (!job) return;
+  // Decoded as it arrives into pieces of about the chunk's size, joined once at the end.
+  if (message.chunk) job.parts.push(job.decoder.write(message.chunk));
   else if (message.drop) jobs.delete(id);
   else if (message.end) {
     jobs.delete(id);
-    // Decoded whole, at the end: as fast as UTF-8 decoding gets, where decoding as chunks arrive is several times slower.
-    answer(id, Buffer.concat(chunks).toString('utf8'), message.maxDepth);
+    job.parts.push(job.decoder.end());
+    answer(id, job.parts.join(''), message.maxDepth);
   }
 });
+
+/**
+ * Buffers given back, for the next long strings: memory already written once is reused at memcpy
+ * speed, where fresh memory costs ~3-4 ms per MiB on this VM. At most POOL of them are kept.
+ */
+const pool = [];
+const POOL = 2;
+
+function recycle(buffer) {
+  pool.push(buffer);
+  pool.sort((a, b) => b.byteLength - a.byteLength);
+  pool.length = Math.min(pool.length, POOL);
+}
+
+/** A buffer of at least `size` bytes: the smallest pooled one that fits, else a new one rounded up to a MiB. */
+function bufferOf(size) {
+  for (let index = pool.length - 1; index >= 0; index--) {
+    if (pool[index].byteLength >= size) return pool.splice(index, 1)[0];
+  }
+  return new ArrayBuffer(Math.ceil(size / 1048576) * 1048576);
+}
 
 function answer(id, text, maxDepth) {
   let body;
@@ -81,7 +106,8 @@ function takeLongStrings(body, longs) {
 
 function asBytes(text) {
   const latin1 = !/[\u0100-\uffff]/.test(text);
-  const bytes = Buffer.allocUnsafeSlow(latin1 ? text.length : text.length * 2);
-  bytes.write(text, latin1 ? 'latin1' : 'utf16le');
-  return { bytes: new Uint8Array(bytes.buffer, 0, bytes.length), latin1 };
+  const size = latin1 ? text.length : text.length * 2;
+  const buffer = bufferOf(size);
+  Buffer.from(buffer, 0, size).write(text, latin1 ? 'latin1' : 'utf16le');
+  return { bytes: new Uint8Array(buffer, 0, size), latin1 };
 }
