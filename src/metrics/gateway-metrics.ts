@@ -1,6 +1,7 @@
 import client from 'prom-client';
 import type { ModelHealth } from '../routing/model-health.ts';
 import type { ReceiptRecord } from '../storage/records.ts';
+import { SummedCounter, SummedHistogram } from './summed-series.ts';
 
 /** What the gauges read when scraped. */
 export interface MetricsSources {
@@ -24,79 +25,80 @@ const OVERHEAD_SECONDS = [0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0
  */
 export class GatewayMetrics {
   readonly registry = new client.Registry();
-  private readonly http: client.Counter<'method' | 'route' | 'status'>;
-  private readonly requests: client.Counter<'endpoint' | 'requested_model' | 'model' | 'status' | 'code'>;
-  private readonly duration: client.Histogram<'endpoint' | 'stream'>;
-  private readonly firstToken: client.Histogram<'endpoint' | 'model'>;
-  private readonly providerCalls: client.Histogram<'model' | 'outcome'>;
-  private readonly overhead: client.Histogram<'endpoint' | 'stream'>;
-  private readonly tokens: client.Counter<'model' | 'key_prefix' | 'kind'>;
-  private readonly cost: client.Counter<'model' | 'key_prefix'>;
-  private readonly fallbacks: client.Counter<'requested_model' | 'model'>;
-  private readonly rateLimitedRequests: client.Counter<'key_prefix'>;
+  // Summed in maps, rendered when scraped (summed-series.ts): a request updates a dozen series.
+  private readonly http: SummedCounter<'method' | 'route' | 'status'>;
+  private readonly requests: SummedCounter<'endpoint' | 'requested_model' | 'model' | 'status' | 'code'>;
+  private readonly duration: SummedHistogram<'endpoint' | 'stream'>;
+  private readonly firstToken: SummedHistogram<'endpoint' | 'model'>;
+  private readonly providerCalls: SummedHistogram<'model' | 'outcome'>;
+  private readonly overhead: SummedHistogram<'endpoint' | 'stream'>;
+  private readonly tokens: SummedCounter<'model' | 'key_prefix' | 'kind'>;
+  private readonly cost: SummedCounter<'model' | 'key_prefix'>;
+  private readonly fallbacks: SummedCounter<'requested_model' | 'model'>;
+  private readonly rateLimitedRequests: SummedCounter<'key_prefix'>;
 
   constructor(private readonly sources: MetricsSources) {
     const registers = [this.registry];
     client.collectDefaultMetrics({ register: this.registry, prefix: 'gateway_' });
-    this.http = new client.Counter({
+    this.http = new SummedCounter({
       name: 'gateway_http_requests_total',
       help: 'HTTP responses by method, route pattern and status',
       labelNames: ['method', 'route', 'status'],
       registers,
     });
-    this.requests = new client.Counter({
+    this.requests = new SummedCounter({
       name: 'gateway_requests_total',
       help: 'Model requests (one per receipt) by endpoint, requested alias or model, answering model, receipt status and error code',
       labelNames: ['endpoint', 'requested_model', 'model', 'status', 'code'],
       registers,
     });
-    this.duration = new client.Histogram({
+    this.duration = new SummedHistogram({
       name: 'gateway_request_duration_seconds',
       help: 'Model request duration, from authentication to the receipt',
       labelNames: ['endpoint', 'stream'],
       buckets: SECONDS,
       registers,
     });
-    this.firstToken = new client.Histogram({
+    this.firstToken = new SummedHistogram({
       name: 'gateway_time_to_first_token_seconds',
       help: 'Time from the request to the first answer content, by answering model',
       labelNames: ['endpoint', 'model'],
       buckets: SECONDS,
       registers,
     });
-    this.providerCalls = new client.Histogram({
+    this.providerCalls = new SummedHistogram({
       name: 'gateway_provider_call_duration_seconds',
       help: 'Provider calls (every attempt but skipped ones) by model and outcome',
       labelNames: ['model', 'outcome'],
       buckets: SECONDS,
       registers,
     });
-    this.overhead = new client.Histogram({
+    this.overhead = new SummedHistogram({
       name: 'gateway_overhead_seconds',
       help: "The gateway's own time per model request: its duration minus the time spent in provider calls",
       labelNames: ['endpoint', 'stream'],
       buckets: OVERHEAD_SECONDS,
       registers,
     });
-    this.tokens = new client.Counter({
+    this.tokens = new SummedCounter({
       name: 'gateway_tokens_total',
       help: 'Tokens charged, by answering model, key prefix and kind (input counts uncached input only)',
       labelNames: ['model', 'key_prefix', 'kind'],
       registers,
     });
-    this.cost = new client.Counter({
+    this.cost = new SummedCounter({
       name: 'gateway_cost_nano_usd_total',
       help: 'What receipts charged, in nano-USD, by answering model and key prefix',
       labelNames: ['model', 'key_prefix'],
       registers,
     });
-    this.fallbacks = new client.Counter({
+    this.fallbacks = new SummedCounter({
       name: 'gateway_fallbacks_total',
       help: 'Answers that came from a later candidate after earlier ones failed or were skipped',
       labelNames: ['requested_model', 'model'],
       registers,
     });
-    this.rateLimitedRequests = new client.Counter({
+    this.rateLimitedRequests = new SummedCounter({
       name: 'gateway_rate_limited_total',
       help: "Requests refused by a key's rate limit",
       labelNames: ['key_prefix'],
@@ -152,45 +154,61 @@ export class GatewayMetrics {
   private known: Set<string> | null = null;
 
   response(method: string, route: string | undefined, status: number): void {
-    this.http.inc({ method, route: route ?? 'unmatched', status: String(status) });
+    const routeLabel = route ?? 'unmatched';
+    this.http.add(`${method}\0${routeLabel}\0${status}`, 1, () => ({ method, route: routeLabel, status: String(status) }));
   }
 
   rateLimited(keyPrefix: string): void {
-    this.rateLimitedRequests.inc({ key_prefix: keyPrefix });
+    this.rateLimitedRequests.add(keyPrefix, 1, () => ({ key_prefix: keyPrefix }));
   }
 
   /** Called with every receipt once it is written. */
   receipt(receipt: ReceiptRecord): void {
     const model = this.model(receipt.answeringModel);
     const requested = this.model(receipt.requestedModel);
+    const { endpoint, status, keyPrefix } = receipt;
     const stream = String(receipt.stream);
-    this.requests.inc({ endpoint: receipt.endpoint, requested_model: requested, model, status: receipt.status, code: receipt.errorCode ?? '' });
-    this.duration.observe({ endpoint: receipt.endpoint, stream }, receipt.latencyMs / 1000);
-    if (receipt.timeToFirstTokenMs !== null) this.firstToken.observe({ endpoint: receipt.endpoint, model }, receipt.timeToFirstTokenMs / 1000);
+    const code = receipt.errorCode ?? '';
+    this.requests.add(`${endpoint}\0${requested}\0${model}\0${status}\0${code}`, 1, () => ({
+      endpoint,
+      requested_model: requested,
+      model,
+      status,
+      code,
+    }));
+    const byStream = `${endpoint}\0${stream}`;
+    const streamLabels = () => ({ endpoint, stream });
+    this.duration.observe(byStream, receipt.latencyMs / 1000, streamLabels);
+    if (receipt.timeToFirstTokenMs !== null) {
+      this.firstToken.observe(`${endpoint}\0${model}`, receipt.timeToFirstTokenMs / 1000, () => ({ endpoint, model }));
+    }
     let providerMs = 0;
     for (const attempt of receipt.attempts) {
       if (attempt.outcome === 'skipped') continue;
       providerMs += attempt.latencyMs;
-      this.providerCalls.observe({ model: this.model(attempt.model), outcome: attempt.outcome }, attempt.latencyMs / 1000);
+      const attempted = this.model(attempt.model);
+      const outcome = attempt.outcome;
+      this.providerCalls.observe(`${attempted}\0${outcome}`, attempt.latencyMs / 1000, () => ({ model: attempted, outcome }));
     }
-    this.overhead.observe({ endpoint: receipt.endpoint, stream }, Math.max(0, receipt.latencyMs - providerMs) / 1000);
+    this.overhead.observe(byStream, Math.max(0, receipt.latencyMs - providerMs) / 1000, streamLabels);
     const answered = receipt.attempts.findIndex((attempt) => attempt.outcome === 'succeeded');
     if (
       answered > 0 &&
       receipt.attempts.slice(0, answered).some((attempt) => attempt.outcome === 'failed' || attempt.errorCode === 'provider_unavailable')
     ) {
-      this.fallbacks.inc({ requested_model: requested, model });
+      this.fallbacks.add(`${requested}\0${model}`, 1, () => ({ requested_model: requested, model }));
     }
+    const byKey = `${model}\0${keyPrefix}`;
     if (receipt.usage) {
-      const key = { model, key_prefix: receipt.keyPrefix };
       const { inputTokens, cachedInputTokens, cacheWriteTokens, outputTokens, reasoningTokens } = receipt.usage;
-      this.tokens.inc({ ...key, kind: 'input' }, inputTokens - cachedInputTokens - cacheWriteTokens);
-      this.tokens.inc({ ...key, kind: 'cached_input' }, cachedInputTokens);
-      this.tokens.inc({ ...key, kind: 'cache_write' }, cacheWriteTokens);
-      this.tokens.inc({ ...key, kind: 'output' }, outputTokens);
-      this.tokens.inc({ ...key, kind: 'reasoning' }, reasoningTokens);
+      const count = (kind: string, tokens: number) => this.tokens.add(`${byKey}\0${kind}`, tokens, () => ({ model, key_prefix: keyPrefix, kind }));
+      count('input', inputTokens - cachedInputTokens - cacheWriteTokens);
+      count('cached_input', cachedInputTokens);
+      count('cache_write', cacheWriteTokens);
+      count('output', outputTokens);
+      count('reasoning', reasoningTokens);
     }
-    if (receipt.costNano > 0) this.cost.inc({ model, key_prefix: receipt.keyPrefix }, receipt.costNano);
+    if (receipt.costNano > 0) this.cost.add(byKey, receipt.costNano, () => ({ model, key_prefix: keyPrefix }));
   }
 
   render(): Promise<string> {
