@@ -4,6 +4,7 @@ import { openStore } from './storage/open-store.ts';
 import type { Store } from './storage/store.ts';
 import { createLocalKeyChangeSignal } from './cache/key-change-signal.ts';
 import { createRedisKeyChangeSignal } from './cache/redis-key-change-signal.ts';
+import { createRedisHoldJournal } from './storage/postgres/redis-hold-journal.ts';
 import { keyChangeVersion, withKeyChangeSignal } from './cache/signalled-store.ts';
 import type { ReadinessProbe } from './http/readiness.ts';
 import { withDeadline } from './lib/deadline.ts';
@@ -56,6 +57,8 @@ export async function openSharedState(config: GatewayConfig, env: NodeJS.Process
   const { Redis } = await import('ioredis');
   const redis = new Redis(env.REDIS_URL, { maxRetriesPerRequest: 2, enableAutoPipelining: true });
   const signal = createRedisKeyChangeSignal(redis);
+  // Holds placed in a balance lease are recorded in Redis, not PostgreSQL, before the provider call.
+  store.useHoldJournal?.(createRedisHoldJournal(redis));
   const redisCloser: Closer = {
     name: 'redis',
     async close() {

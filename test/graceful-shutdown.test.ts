@@ -6,16 +6,18 @@ import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { Redis } from 'ioredis';
 import pg from 'pg';
 import { issueApiKey } from '../src/auth/issue-api-key.ts';
 import { NANO_PER_USD } from '../src/lib/money.ts';
 import { createPostgresStore } from '../src/storage/postgres/postgres-store.ts';
+import { createRedisHoldJournal, DEFAULT_HOLD_JOURNAL_PREFIX } from '../src/storage/postgres/redis-hold-journal.ts';
 import { DEFAULT_ACCOUNT_ID, type Store } from '../src/storage/store.ts';
 import { startFakeUpstream, type FakeUpstream } from './fake-upstream/fake-upstream.ts';
 import { harnessConfigText, sseData } from './helpers/gateway-harness.ts';
 import { startGatewayProcess, type GatewayProcess, type GatewayProcessOptions } from './helpers/gateway-process.ts';
 import { PG_TEST_URL, postgresUnreachable, reportPostgresUnreachable, urlOnSchema } from './helpers/postgres-test-connection.ts';
-import { connectTestRedis, reportRedisUnreachable, REDIS_TEST_URL } from './helpers/redis-test-connection.ts';
+import { connectTestRedis, deleteKeysUnder, reportRedisUnreachable, REDIS_TEST_URL } from './helpers/redis-test-connection.ts';
 import { startTcpProxy } from './helpers/tcp-proxy.ts';
 
 const pgMissing = await postgresUnreachable();
@@ -35,6 +37,8 @@ if (pgMissing !== null) {
     let fake: FakeUpstream;
     let store: Store;
     let key: string;
+    let journalRedis: Redis | undefined;
+    let journalScope = '';
     const started: GatewayProcess[] = [];
 
     before(async () => {
@@ -42,7 +46,11 @@ if (pgMissing !== null) {
       fake = await startFakeUpstream();
       directory = await mkdtemp(join(tmpdir(), 'gateway-shutdown-'));
       store = createPostgresStore(urlOnSchema(schema));
+      // The processes journal the holds of their leases in Redis: this store reads them there too.
+      journalRedis = new Redis(REDIS_TEST_URL);
+      store.useHoldJournal!(createRedisHoldJournal(journalRedis));
       await store.migrate();
+      journalScope = (await admin.query<{ id: string }>(`SELECT id FROM ${schema}.ledger_identity`)).rows[0]!.id;
       await store.addFunds(DEFAULT_ACCOUNT_ID, 100 * NANO_PER_USD, 'test');
       ({ key } = await issueApiKey(store, { name: 'shutdown', rateLimitPerMinute: 1_000_000 }));
     });
@@ -50,6 +58,8 @@ if (pgMissing !== null) {
     after(async () => {
       await Promise.all(started.map((gateway) => gateway.stop('SIGKILL')));
       await store?.close();
+      if (journalRedis && journalScope) await deleteKeysUnder(journalRedis, `${DEFAULT_HOLD_JOURNAL_PREFIX}${journalScope}`);
+      journalRedis?.disconnect();
       await fake?.close();
       await admin.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`);
       await admin.end();

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { after, describe, test } from 'node:test';
 import pg from 'pg';
-import { sampleHold } from '../src/storage/ledger-contract.ts';
+import { createMemoryHoldJournal, sampleHold } from '../src/storage/ledger-contract.ts';
 import { createPostgresStore } from '../src/storage/postgres/postgres-store.ts';
 import { sampleKey, sampleReceipt } from '../src/storage/store-contract.ts';
 import { DEFAULT_ACCOUNT_ID, type Store } from '../src/storage/store.ts';
@@ -35,12 +35,16 @@ if (unreachable !== null) {
       await admin.end();
     });
 
-    async function withTwoProcesses(body: (first: Store, second: Store, sql: (text: string) => Promise<any[]>) => Promise<void>): Promise<void> {
+    async function withTwoProcesses(
+      body: (first: Store, second: Store, sql: (text: string) => Promise<any[]>) => Promise<void>,
+      journal?: ReturnType<typeof createMemoryHoldJournal>,
+    ): Promise<void> {
       const schema = `gw_lease_${randomBytes(6).toString('hex')}`;
       await admin.query(`CREATE SCHEMA ${schema}`);
       schemas.push(schema);
       const first = createPostgresStore(urlOnSchema(schema));
       const second = createPostgresStore(urlOnSchema(schema));
+      if (journal) for (const store of [first, second]) store.useHoldJournal!(journal);
       try {
         await first.migrate();
         await first.insertKey(sampleKey());
@@ -175,6 +179,105 @@ if (unreachable !== null) {
         assert.equal((await sql('SELECT count(*)::int AS n FROM $schema.holds WHERE lease_id IS NULL'))[0].n, 1);
         await first.recordReceipt(receipt(0, 300));
         await assertBooks(second, 300);
+      });
+    });
+
+    describe('with a hold journal (Redis in production)', () => {
+      const holdRows = async (sql: (text: string) => Promise<any[]>) =>
+        (await sql('SELECT id, lease_id FROM $schema.holds ORDER BY id')).map((row) => [row.id, row.lease_id === null ? null : 'lease']);
+      const settledEntries = () => new Promise((resolve) => setImmediate(resolve));
+
+      test('a hold in a fresh lease is one journal write and no row; its receipt removes the entry', async () => {
+        const journal = createMemoryHoldJournal();
+        await withTwoProcesses(async (first, second, sql) => {
+          for (let index = 0; index < 3; index++) assert.deepEqual(await first.placeHold(hold(index), null), { placed: true });
+          assert.deepEqual(await holdRows(sql), []);
+          assert.equal(journal.size(), 3);
+          // Every process counts them, as holds.
+          assert.equal((await second.accountSummary(DEFAULT_ACCOUNT_ID, MONTH)).heldNano, 3 * HOLD);
+          for (let index = 0; index < 3; index++) await first.recordReceipt(receipt(index, 300));
+          await settledEntries();
+          assert.equal(journal.size(), 0);
+          await assertBooks(second, 900);
+          assert.deepEqual(await second.listHolds(DEFAULT_ACCOUNT_ID), []);
+        }, journal);
+      });
+
+      test("a survivor adopts a dead process's journaled holds as it releases their lease: recovered at their estimates", async () => {
+        const journal = createMemoryHoldJournal();
+        await withTwoProcesses(async (first, second, sql) => {
+          for (let index = 0; index < 5; index++) await first.placeHold(hold(index, 100), null);
+          await first.recordReceipt(receipt(0, 300));
+          const released = await second.releaseOrphanedHolds(new Date().toISOString(), (owner) => owner === OWNER);
+          assert.deepEqual(
+            released.map((closed) => [closed.id, closed.costNano]).sort(),
+            [1, 2, 3, 4].map((index) => [hold(index).id, 100]),
+          );
+          assert.deepEqual(await sql('SELECT id FROM $schema.balance_leases'), []);
+          assert.equal(journal.size(), 0);
+          await assertBooks(second, 700);
+          const refused = await second.placeHold(
+            sampleHold({ id: 'rcpt_big', keyId: 'key_000000002bbbbbbbbbbbb', amountNano: FUNDS, owner: 'host/2/b' }),
+            FUNDS,
+          );
+          assert.deepEqual(refused, { placed: false, reason: 'insufficient_balance', remainingNano: FUNDS - 700 });
+        }, journal);
+      });
+
+      test('the journal down: holds take the database path, and no lease is released until it answers', async () => {
+        const journal = createMemoryHoldJournal();
+        await withTwoProcesses(async (first, second, sql) => {
+          await first.placeHold(hold(0, 100), null);
+          journal.up = false;
+          await first.placeHold(hold(1, 100), null);
+          assert.deepEqual(await holdRows(sql), [[hold(1).id, 'lease']], 'written to the database');
+          const dead = (owner: string) => owner === OWNER;
+          await assert.rejects(second.releaseOrphanedHolds(new Date().toISOString(), dead));
+          assert.equal((await sql('SELECT id FROM $schema.balance_leases')).length, 1, 'the lease keeps its room');
+          journal.up = true;
+          const released = await second.releaseOrphanedHolds(new Date().toISOString(), dead);
+          assert.deepEqual(released.map((closed) => closed.id).sort(), [hold(0).id, hold(1).id]);
+          await assertBooks(second, 200);
+        }, journal);
+      });
+
+      test('a journaled hold whose lease is gone becomes an ordinary hold at the next sweep of any process', async () => {
+        const journal = createMemoryHoldJournal();
+        await withTwoProcesses(async (first, second, sql) => {
+          await first.placeHold(hold(0), null);
+          // As if shrunk away while the request was in flight.
+          await sql('DELETE FROM $schema.balance_leases');
+          await second.releaseOrphanedHolds(new Date().toISOString(), () => false);
+          assert.deepEqual(await holdRows(sql), [[hold(0).id, null]]);
+          assert.equal(journal.size(), 0);
+          await first.recordReceipt(receipt(0, 400));
+          assert.deepEqual(await holdRows(sql), []);
+          await assertBooks(second, 400);
+        }, journal);
+      });
+
+      test('a lease past its half-life: the hold is written to the database, which decides', async () => {
+        const journal = createMemoryHoldJournal();
+        await withTwoProcesses(async (first, _second, sql) => {
+          const soon = () => new Date(Date.now() + 200).toISOString();
+          await first.placeHold({ ...hold(0), expiresAt: soon() }, null);
+          assert.equal(journal.size(), 1);
+          await new Promise((resolve) => setTimeout(resolve, 150));
+          await first.placeHold({ ...hold(1), expiresAt: soon() }, null);
+          assert.deepEqual(await holdRows(sql), [[hold(1).id, 'lease']]);
+        }, journal);
+      });
+
+      test('a journaled hold whose settlement failed for good is adopted as an ordinary hold', async () => {
+        const journal = createMemoryHoldJournal();
+        await withTwoProcesses(async (first, _second, sql) => {
+          await first.placeHold(hold(0), null);
+          await first.placeHold(hold(1), null);
+          await first.extendHolds(OWNER, [hold(1).id], LATER);
+          await first.extendHolds(OWNER, [hold(1).id], LATER);
+          assert.deepEqual(await holdRows(sql), [[hold(0).id, null]]);
+          assert.equal(journal.size(), 1, 'the live one stays journaled');
+        }, journal);
       });
     });
   });

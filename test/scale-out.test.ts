@@ -12,6 +12,9 @@ import type { FakeUpstream } from './fake-upstream/fake-upstream.ts';
 import { buildServer } from './helpers/build-server.ts';
 import type { GatewayProcess } from './helpers/gateway-process.ts';
 import { startGatewayFleet, type GatewayFleet } from './helpers/gateway-fleet.ts';
+import { Redis } from 'ioredis';
+import { createRedisHoldJournal, DEFAULT_HOLD_JOURNAL_PREFIX } from '../src/storage/postgres/redis-hold-journal.ts';
+import { deleteKeysUnder, REDIS_TEST_URL } from './helpers/redis-test-connection.ts';
 
 const body = { model: 'up/alpha', messages: [{ role: 'user', content: 'hello there' }], max_tokens: 1000 };
 
@@ -26,15 +29,26 @@ if (missing !== null) {
     let store: Store;
     let gateways: GatewayProcess[] = [];
     let worst: number;
+    let journalRedis: Redis | undefined;
+    let journalScope: string | undefined;
 
     before(async () => {
       buildServer(); // the CLI below runs the compiled build (bin/gateway.js)
       fleet = await startGatewayFleet({ name: 'scale', extraConfig: 'limits: { hold_ttl_seconds: 6 }' });
       ({ fake, store, gateways } = fleet);
+      // The processes journal the holds of their leases in Redis: this store reads them there too.
+      journalRedis = new Redis(REDIS_TEST_URL);
+      store.useHoldJournal!(createRedisHoldJournal(journalRedis));
+      journalScope = (await fleet.sql.query<{ id: string }>('SELECT id FROM ledger_identity')).rows[0]!.id;
       worst = worstCaseCost(parseChatCompletionRequest(body).request, [new ModelCatalog(fleet.config).models.get('up/alpha')!]);
     });
 
-    after(() => fleet?.close());
+    after(async () => {
+      await fleet?.close();
+      // What the processes killed at the end left in the journal.
+      if (journalScope) await deleteKeysUnder(journalRedis!, `${DEFAULT_HOLD_JOURNAL_PREFIX}${journalScope}`);
+      journalRedis?.disconnect();
+    });
 
     const post = (gateway: GatewayProcess, key: string) =>
       fetch(`${gateway.url}/v1/chat/completions`, {

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import type { HoldRecord } from './records.ts';
 import { sampleKey, sampleReceipt, storeRunner } from './store-contract.ts';
-import { DEFAULT_ACCOUNT_ID, type Store } from './store.ts';
+import { DEFAULT_ACCOUNT_ID, type HoldJournal, type Store } from './store.ts';
 
 const DAY = '2026-11-21';
 const MONTH = '2026-11';
@@ -26,6 +26,39 @@ export function sampleHold(overrides: Partial<HoldRecord> = {}): HoldRecord {
     expiresAt: `${DAY}T10:01:00.000Z`,
     ...overrides,
   };
+}
+
+/** A hold journal in memory, as the Redis one behaves; `up: false` makes it unavailable and every call fail. */
+export function createMemoryHoldJournal(): HoldJournal & { up: boolean; size(): number } {
+  const owners = new Map<string, Map<string, Map<string, string>>>();
+  const ownersOf = (scope: string) => owners.get(scope) ?? owners.set(scope, new Map()).get(scope)!;
+  const journal = {
+    up: true,
+    available: () => journal.up,
+    async put(scope: string, owner: string, entries: ReadonlyMap<string, string>) {
+      if (!journal.up) throw new Error('journal down');
+      const hash = ownersOf(scope).get(owner) ?? ownersOf(scope).set(owner, new Map()).get(owner)!;
+      for (const [id, text] of entries) hash.set(id, text);
+    },
+    async remove(scope: string, owner: string, ids: readonly string[]) {
+      if (!journal.up) throw new Error('journal down');
+      for (const id of ids) ownersOf(scope).get(owner)?.delete(id);
+    },
+    async entries(scope: string, owner: string) {
+      if (!journal.up) throw new Error('journal down');
+      return new Map(ownersOf(scope).get(owner) ?? []);
+    },
+    async owners(scope: string) {
+      if (!journal.up) throw new Error('journal down');
+      return [...ownersOf(scope).keys()];
+    },
+    async dropOwner(scope: string, owner: string) {
+      if (!journal.up) throw new Error('journal down');
+      if (ownersOf(scope).get(owner)?.size === 0) ownersOf(scope).delete(owner);
+    },
+    size: () => [...owners.values()].reduce((total, scope) => total + [...scope.values()].reduce((sum, hash) => sum + hash.size, 0), 0),
+  };
+  return journal;
 }
 
 /** Ledger behaviour every Store backend must show: holds, charges, limits, recovery. */
@@ -239,6 +272,45 @@ export function runLedgerContract(name: string, makeStore: () => Promise<Store>)
         const refused = decisions.filter((decision) => !decision.placed);
         assert.ok(refused.every((decision) => !decision.placed && decision.reason === 'insufficient_balance' && decision.remainingNano === 500));
         assert.equal((await store.accountSummary(DEFAULT_ACCOUNT_ID, MONTH)).heldNano, 50_000);
+      }));
+
+    test("with a hold journal: holds are listed and counted, a dead owner's recovered at their estimate, the books exact", () =>
+      withStore(async (store) => {
+        const journal = createMemoryHoldJournal();
+        store.useHoldJournal?.(journal);
+        const later = '2099-01-01T00:00:00.000Z';
+        await store.addFunds(DEFAULT_ACCOUNT_ID, 10_000_000, 'test');
+        for (let index = 0; index < 5; index++)
+          assert.deepEqual(await store.placeHold(sampleHold({ id: `rcpt_j${index}`, expiresAt: later, estimatedCostNano: 100 }), null), {
+            placed: true,
+          });
+        await store.recordReceipt(
+          sampleReceipt({ id: 'rcpt_j0', keyId: 'key_000000001aaaaaaaaaaaa', holdNano: 1_000, costNano: 300, createdAt: `${DAY}T10:00:00.000Z` }),
+        );
+        await store.recordReceipt(
+          sampleReceipt({ id: 'rcpt_j1', keyId: 'key_000000001aaaaaaaaaaaa', holdNano: 1_000, costNano: 300, createdAt: `${DAY}T10:00:00.000Z` }),
+        );
+        assert.deepEqual(
+          (await store.listHolds(DEFAULT_ACCOUNT_ID)).map((hold) => [hold.id, hold.estimatedCostNano]),
+          [
+            ['rcpt_j2', 100],
+            ['rcpt_j3', 100],
+            ['rcpt_j4', 100],
+          ],
+        );
+        const summary = await store.accountSummary(DEFAULT_ACCOUNT_ID, MONTH);
+        assert.deepEqual([summary.heldNano, summary.holdCount, summary.monthHeldNano], [3_000, 3, 3_000]);
+
+        const released = await store.releaseOrphanedHolds(new Date().toISOString(), (owner) => owner === 'host/1/a');
+        assert.deepEqual(released.map((receipt) => [receipt.id, receipt.status, receipt.costNano]).sort(), [
+          ['rcpt_j2', 'failed', 100],
+          ['rcpt_j3', 'failed', 100],
+          ['rcpt_j4', 'failed', 100],
+        ]);
+        assert.deepEqual(await store.listHolds(DEFAULT_ACCOUNT_ID), []);
+        assert.equal(await store.getBalance(DEFAULT_ACCOUNT_ID), 10_000_000 - 900);
+        assert.equal(journal.size(), 0, 'nothing left in the journal');
+        await assertInvariant(store);
       }));
 
     test('hundreds of concurrent holds never overspend', () =>

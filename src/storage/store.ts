@@ -30,6 +30,25 @@ export interface ReceiptPage {
 }
 
 /**
+ * Where a gateway process on a shared database records the holds it placed in its balance lease,
+ * instead of writing each to the database before the provider is called (Redis:
+ * postgres/redis-hold-journal.ts; why and what it survives: postgres/postgres-hold-journal.ts).
+ * Entries are JSON texts by hold id, per `owner` (a process) within `scope` (one ledger).
+ */
+export interface HoldJournal {
+  /** False while a write would not be answered at once (disconnected): holds then take the database path. */
+  available(): boolean;
+  /** Stores (or replaces) these entries of `owner`; resolves once they are stored. */
+  put(scope: string, owner: string, entries: ReadonlyMap<string, string>): Promise<void>;
+  remove(scope: string, owner: string, ids: readonly string[]): Promise<void>;
+  entries(scope: string, owner: string): Promise<Map<string, string>>;
+  /** Owners that stored an entry and were not dropped since. */
+  owners(scope: string): Promise<string[]>;
+  /** Forgets `owner` when it has no entry left. */
+  dropOwner(scope: string, owner: string): Promise<void>;
+}
+
+/**
  * Storage port. Every backend (SQLite now, PostgreSQL later) implements it and passes the
  * one contract suite in store-contract.ts. All methods are async so either backend fits.
  */
@@ -87,6 +106,13 @@ export interface Store {
    * receipts written, each with its createdAt as stored.
    */
   releaseOrphanedHolds(now: string, isOwnerDead: (owner: string) => boolean): Promise<ReceiptRecord[]>;
+  /**
+   * Optional: from now on, holds placed in a balance lease are recorded in `journal` (one write,
+   * awaited) rather than in the database before the provider is called, and recovery, listHolds
+   * and accountSummary read it too. Every process of one database must be given the same journal.
+   * A backend without leases (SQLite: one process) leaves this out.
+   */
+  useHoldJournal?(journal: HoldJournal): void;
   listHolds(accountId: string): Promise<HoldRecord[]>;
   accountSummary(accountId: string, month: string): Promise<AccountSummary>;
   /** Charges and holds of a key on a UTC day. */

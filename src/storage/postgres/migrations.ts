@@ -1601,6 +1601,99 @@ export const migrations: readonly Migration[] = [
       $$;
     `,
   },
+  {
+    version: 15,
+    name: 'holds journaled outside the database: adopted as ordinary holds when their lease goes',
+    sql: `
+      -- Names this ledger where holds are journaled outside it (a Redis hash per process, see
+      -- postgres-hold-journal.ts), so two databases sharing one Redis never read each other's.
+      CREATE TABLE ledger_identity (id text PRIMARY KEY);
+      INSERT INTO ledger_identity (id) VALUES (md5(random()::text || clock_timestamp()::text));
+
+      -- Journaled holds (their rows as holds_to_row writes them, in a JSON array) become ordinary
+      -- holds: counted on their own, recovered when they expire or their owner is dead. One whose
+      -- receipt is there (settled, its journal entry not yet removed) or whose row is there is skipped.
+      CREATE FUNCTION gateway_adopt_holds(p_holds jsonb) RETURNS void
+      LANGUAGE sql AS $$
+        INSERT INTO holds (id, request_id, account_id, key_id, key_prefix, endpoint, stream, requested_model,
+                           amount_nano, day, month, created_at, owner, expires_at, estimated_cost_nano)
+        SELECT x.id, x.request_id, x.account_id, x.key_id, x.key_prefix, x.endpoint, x.stream, x.requested_model,
+               x.amount_nano, x.day, x.month, x.created_at, x.owner, x.expires_at, coalesce(x.estimated_cost_nano, 0)
+        FROM jsonb_to_recordset(p_holds) AS x(id text, request_id text, account_id text, key_id text, key_prefix text,
+             endpoint text, stream boolean, requested_model text, amount_nano bigint, day text, month text,
+             created_at timestamptz, owner text, expires_at timestamptz, estimated_cost_nano bigint)
+        WHERE NOT EXISTS (SELECT 1 FROM receipts r WHERE r.id = x.id)
+        ON CONFLICT (id) DO NOTHING
+      $$;
+
+      -- As in migration 12, plus the lease's journaled holds (read from the journal by the caller
+      -- after it found the lease due), adopted under the lease's row lock before it is deleted: the
+      -- room they used goes from the lease to holds counted on their own in one commit, never free
+      -- in between. A call with three arguments (a process of the previous version) adopts none.
+      DROP FUNCTION gateway_release_lease(text, timestamptz, text[]);
+      CREATE FUNCTION gateway_release_lease(p_lease_id text, p_now timestamptz, p_dead_owners text[], p_journaled jsonb DEFAULT '[]')
+      RETURNS boolean
+      LANGUAGE plpgsql AS $$
+      DECLARE
+        v_lease balance_leases;
+      BEGIN
+        SELECT * INTO v_lease FROM balance_leases l
+          WHERE l.id = p_lease_id AND (l.expires_at < p_now OR l.owner = ANY(p_dead_owners)) FOR UPDATE;
+        IF NOT FOUND THEN
+          RETURN false;
+        END IF;
+        PERFORM 1 FROM accounts WHERE id = v_lease.account_id FOR NO KEY UPDATE;
+        PERFORM gateway_fold_lease(v_lease);
+        UPDATE holds SET lease_id = NULL WHERE lease_id = p_lease_id;
+        PERFORM gateway_adopt_holds(p_journaled);
+        DELETE FROM balance_leases WHERE id = p_lease_id;
+        RETURN true;
+      END
+      $$;
+    `,
+  },
+  {
+    version: 16,
+    name: 'a settlement in a lease, alone, without the batch function',
+    sql: `
+      -- What gateway_apply_batch does for one receipt with a lease_id, in fewer statements: a
+      -- settlement that goes alone (a quiet process, or a batch run again write by write) is the
+      -- one a request waits for. Same lock order: the receipt's index entries, the lease row,
+      -- then (only when the lease is gone) the account row, then the key's day.
+      CREATE FUNCTION gateway_record_lease_receipt(
+        p_id text, p_request_id text, p_account_id text, p_key_id text, p_key_prefix text,
+        p_created_at timestamptz, p_status text, p_endpoint text, p_stream boolean,
+        p_requested_model text, p_answering_model text, p_attempts jsonb, p_usage jsonb,
+        p_usage_estimated boolean, p_prices jsonb, p_hold_nano bigint, p_cost_nano bigint,
+        p_latency_ms double precision, p_time_to_first_token_ms double precision, p_error_code text,
+        p_touch_key boolean, p_warnings jsonb, p_created_ns bigint, p_lease_id text
+      ) RETURNS bigint
+      LANGUAGE plpgsql AS $$
+      DECLARE
+        v record;
+      BEGIN
+        SELECT * INTO v FROM gateway_insert_receipt(
+          p_id, p_request_id, p_account_id, p_key_id, p_key_prefix, p_created_at, p_status, p_endpoint, p_stream,
+          p_requested_model, p_answering_model, p_attempts, p_usage, p_usage_estimated, p_prices, p_hold_nano, p_cost_nano,
+          p_latency_ms, p_time_to_first_token_ms, p_error_code, p_touch_key, p_warnings, p_created_ns);
+        IF v.inserted AND p_cost_nano > 0 THEN
+          UPDATE balance_leases SET charged_nano = charged_nano + p_cost_nano WHERE id = p_lease_id;
+          IF NOT FOUND THEN
+            -- The lease is gone (released while this process stalled): the account's, as any charge.
+            UPDATE accounts SET balance_nano = balance_nano - p_cost_nano WHERE id = p_account_id;
+            INSERT INTO account_monthly_spend AS s (account_id, month, charged_nano)
+            VALUES (p_account_id, v.month, p_cost_nano)
+            ON CONFLICT (account_id, month) DO UPDATE SET charged_nano = s.charged_nano + EXCLUDED.charged_nano;
+          END IF;
+          INSERT INTO key_daily_spend AS s (key_id, day, account_id, charged_nano)
+          VALUES (p_key_id, v.day, p_account_id, p_cost_nano)
+          ON CONFLICT (key_id, day) DO UPDATE SET charged_nano = s.charged_nano + EXCLUDED.charged_nano;
+        END IF;
+        RETURN v.created_ns;
+      END
+      $$;
+    `,
+  },
 ];
 
 /**

@@ -40,6 +40,9 @@ interface Lease {
   targetNano: number;
   usedSinceRenewal: boolean;
   renewing: Promise<void> | null;
+  /** This process's clock when its last successful renewal was sent, and the expiry it asked for (ms). */
+  renewedAtMs: number;
+  expiresAtMs: number;
 }
 
 /**
@@ -47,9 +50,10 @@ interface Lease {
  *
  * A lease (a balance_leases row, migration 12) is a slice of an account's available balance and
  * of its month's budget, reserved by one process. The process places the holds of keys without a
- * daily limit inside it, checked here in memory; each is still written (a holds row with its
- * lease_id, in the group commit) before the provider is called, so a survivor recovers it and
- * closes its receipt when this process dies. A receipt of such a hold adds its cost to the lease's
+ * daily limit inside it, checked here in memory; each is still recorded before the provider is
+ * called (in the hold journal, postgres-hold-journal.ts, when there is one; else a holds row with
+ * its lease_id, in the group commit), so a survivor recovers it and closes its receipt when this
+ * process dies. A receipt of such a hold adds its cost to the lease's
  * charged total instead of the account's balance; the lease row belongs to this process alone,
  * so no two processes wait for each other on the request path. Renewals (on demand, when the
  * room runs low, and every sweep of the hold keeper) fold the charges into the account and resize
@@ -75,6 +79,10 @@ interface Lease {
  * - A lease expires like a hold (renewed every sweep); one whose process died or stopped renewing
  *   is released by any survivor (gateway_release_lease): its charges folded, the holds still in it
  *   left as ordinary holds, recovered with their receipts as any other.
+ * - `fresh` is true only in the first half of a lease's life as this process last renewed it
+ *   (measured on its own clock from when the renewal was sent): a hold recorded outside the
+ *   database (postgres-hold-journal.ts) is used only when its lease was fresh once the record
+ *   was stored, so no survivor can have judged the lease expired and released it before.
  */
 export class BalanceLeases {
   private readonly leases = new Map<string, Lease>();
@@ -114,6 +122,13 @@ export class BalanceLeases {
   /** The lease a hold was placed in (its receipt charges it), or null. */
   leaseOf(holdId: string): string | null {
     return this.holds.get(holdId)?.lease.id ?? null;
+  }
+
+  /** Whether the lease of `holdId` is in the first half of its life (see the invariants). */
+  fresh(holdId: string, nowMs = Date.now()): boolean {
+    const lease = this.holds.get(holdId)?.lease;
+    if (!lease || lease.id === null) return false;
+    return nowMs < lease.renewedAtMs + (lease.expiresAtMs - lease.renewedAtMs) / 2;
   }
 
   /** The hold's write failed: its room goes back. */
@@ -173,6 +188,7 @@ export class BalanceLeases {
   /** One renewal of `lease` at a time; callers arriving meanwhile wait for it. */
   private renew(lease: Lease, expiresAt: string): Promise<void> {
     lease.renewing ??= this.exclusive(async () => {
+      const sentAtMs = Date.now();
       const renewed = await this.renewLease({
         leaseId: lease.id,
         newId: `lease_${randomBytes(9).toString('base64url')}`,
@@ -190,6 +206,10 @@ export class BalanceLeases {
         fresh.targetNano = lease.targetNano;
         this.leases.set(`${lease.accountId}\u0000${lease.month}`, fresh);
       }
+      // A lease kept keeps the latest expiry it was given (gateway_renew_lease); a new one has this one.
+      lease.expiresAtMs =
+        lease.id !== null && lease.id === renewed.leaseId ? Math.max(lease.expiresAtMs, Date.parse(expiresAt)) : Date.parse(expiresAt);
+      lease.renewedAtMs = sentAtMs;
       lease.id = renewed.leaseId;
       lease.grantedNano = renewed.grantedNano;
       lease.chargedNano = renewed.chargedNano;
@@ -213,6 +233,8 @@ function emptyLease(of: { accountId: string; month: string; owner: string }): Le
     targetNano: 0,
     usedSinceRenewal: false,
     renewing: null,
+    renewedAtMs: 0,
+    expiresAtMs: 0,
   };
 }
 

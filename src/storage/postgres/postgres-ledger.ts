@@ -3,9 +3,11 @@ import { formatInstantNanos } from '../../lib/instant-nanos.ts';
 import { formatUsd } from '../../lib/money.ts';
 import { orphanReceipt, recoveredFixRunResult } from '../orphan-receipt.ts';
 import type { AccountSummary, HoldDecision, HoldRecord, HoldRefusal, ReceiptRecord } from '../records.ts';
+import type { HoldJournal } from '../store.ts';
 import type { PostgresDatabase } from './postgres-database.ts';
 import { BalanceLeases } from './postgres-balance-leases.ts';
 import { type BatchedWrite, PostgresGroupCommit } from './postgres-group-commit.ts';
+import { JournaledHolds } from './postgres-hold-journal.ts';
 import { holdFromRow, holdToRow, receiptToRow, type HoldRow } from '../row-mapping.ts';
 import { statements } from './statements.ts';
 
@@ -45,6 +47,8 @@ export function createPostgresLedger(database: PostgresDatabase) {
     },
     (work) => groupCommit.exclusive(work),
   );
+  /** With a journal (useHoldJournal): holds placed in the lease are recorded there, not in the database. */
+  let journaled: JournaledHolds | null = null;
   // One batch, alone: what a write in a lease runs when its batch failed.
   const applyAlone = async (json: Record<string, unknown>) => {
     const row = await database.first<{ results: Array<Record<string, unknown>> }>(statements.applyBatch([json]));
@@ -76,21 +80,26 @@ export function createPostgresLedger(database: PostgresDatabase) {
     else if (leaseId === null) createdNs = await groupCommit.run(receiptWrite(receipt, touch, alone));
     else {
       const json = { ...receiptJson(receipt, touch), lease_id: leaseId };
-      createdNs = await groupCommit.run({ json, fromBatch: createdNsOf, alone: async () => createdNsOf(await applyAlone(json)) });
+      const leaseAlone = async () =>
+        (await database.first<{ created_ns: string }>(statements.recordLeaseReceipt(receipt, touch, leaseId)))!.created_ns;
+      createdNs = await groupCommit.run({ json, fromBatch: createdNsOf, alone: leaseAlone });
       leases.settled(receipt.id, receipt.costNano);
     }
+    if (!client) journaled?.settled(receipt.id);
     if (touch) touched(receipt.keyId, receipt.createdAt);
     return formatInstantNanos(BigInt(createdNs));
   }
 
   /**
-   * In this process's next batch: in its lease when the key has no daily limit and the lease has
-   * room (or gets it), else checked under the account row. Placing a hold whose id is already
-   * there answers placed.
+   * In this process's lease when the key has no daily limit and the lease has room (or gets it):
+   * recorded in the hold journal when there is one and the lease is fresh, else in this process's
+   * next batch; otherwise checked under the account row in the next batch. Placing a hold whose
+   * id is already there answers placed.
    */
   async function placeHold(hold: HoldRecord, dailyLimitNano: number | null): Promise<HoldDecision> {
     const leaseId = dailyLimitNano === null ? await leases.reserve(hold) : null;
     if (leaseId !== null) {
+      if (journaled && (await journaled.place(hold, leaseId))) return { placed: true };
       const json = { op: 'lease_hold', ...holdToRow(hold), lease_id: leaseId };
       let decision: HoldDecision;
       try {
@@ -116,11 +125,21 @@ export function createPostgresLedger(database: PostgresDatabase) {
    * before the hold, in the order finishing a run takes them, so the two never deadlock.
    */
   async function releaseOrphanedHolds(now: string, isOwnerDead: (owner: string) => boolean): Promise<ReceiptRecord[]> {
-    const owners = await database.rows<{ owner: string }>(statements.holdOwners());
-    const deadOwners = owners.map((row) => row.owner).filter((owner) => isOwnerDead(owner));
-    // Leases first: the holds still in a dead one become ordinary holds, recovered below.
-    for (const { id } of await database.rows<{ id: string }>(statements.leasesToRelease(now, deadOwners)))
-      await database.rows(statements.releaseLease(id, now, deadOwners));
+    const owners = (await database.rows<{ owner: string }>(statements.holdOwners())).map((row) => row.owner);
+    if (journaled) owners.push(...(await journaled.owners()));
+    const deadOwners = [...new Set(owners)].filter((owner) => isOwnerDead(owner));
+    // Leases first: the holds still in a dead one (rows, and entries of the journal read after the
+    // lease was found due) become ordinary holds, recovered below.
+    for (const { id, owner } of await database.rows<{ id: string; owner: string }>(statements.leasesToRelease(now, deadOwners))) {
+      const entries = journaled ? await journaled.entriesOfLease(owner, id) : [];
+      const [row] = await database.rows<{ released: boolean }>(statements.releaseLease(id, now, deadOwners, entries));
+      if (row?.released && entries.length > 0)
+        await journaled!.forget(
+          owner,
+          entries.map((entry) => entry.id),
+        );
+    }
+    await journaled?.adoptOrphans();
     const candidates = await database.rows<{ id: string }>(statements.holdsToRelease(now, deadOwners));
     const released: ReceiptRecord[] = [];
     for (const { id } of candidates) {
@@ -149,13 +168,20 @@ export function createPostgresLedger(database: PostgresDatabase) {
 
   async function accountSummary(accountId: string, month: string): Promise<AccountSummary> {
     const row = (await database.first<SummaryRow>(statements.accountSummary(accountId, month)))!;
+    let entries = journaled ? await journaled.holdsOfAccount(accountId) : [];
+    if (entries.length > 0) {
+      // Adopted meanwhile (a row now, its entry not yet removed): counted once.
+      const rows = new Set((await database.rows<{ id: string }>(statements.holdsThere(entries.map((entry) => entry.id)))).map((held) => held.id));
+      entries = entries.filter((entry) => !rows.has(entry.id));
+    }
+    const sum = (list: typeof entries) => list.reduce((total, entry) => total + Number(entry.amount_nano), 0);
     return {
       balanceNano: row.balance_nano ?? 0,
-      heldNano: row.held_nano,
-      holdCount: row.hold_count,
+      heldNano: row.held_nano + sum(entries),
+      holdCount: row.hold_count + entries.length,
       month,
       monthChargedNano: row.month_charged_nano,
-      monthHeldNano: row.month_held_nano,
+      monthHeldNano: row.month_held_nano + sum(entries.filter((entry) => entry.month === month)),
       monthlyBudgetNano: row.monthly_budget_nano,
     };
   }
@@ -169,17 +195,30 @@ export function createPostgresLedger(database: PostgresDatabase) {
     accountSummary,
     async extendHolds(owner: string, ids: readonly string[], expiresAt: string): Promise<void> {
       if (ids.length > 0) await database.rows(statements.extendHolds(owner, ids, expiresAt));
+      // Rewritten even when Redis kept them: cheap, and it brings back what a restart lost.
+      await journaled?.refresh(owner, ids, expiresAt).catch(() => undefined);
       const abandoned = leases.abandoned(new Set(ids));
       if (abandoned.length > 0) {
-        await database.rows(statements.detachHolds(abandoned));
+        const adopted = new Set(journaled ? await journaled.adoptAbandoned(abandoned) : []);
+        const rows = abandoned.filter((id) => !adopted.has(id));
+        if (rows.length > 0) await database.rows(statements.detachHolds(rows));
         leases.forget(abandoned);
       }
       await leases.renewAll(expiresAt);
     },
+    useHoldJournal(journal: HoldJournal): void {
+      journaled = new JournaledHolds(journal, database, leases);
+    },
     /** Hands this process's leases back (store close, after the requests drained). */
     handBackLeases: () => leases.handBack(new Date(Date.now() + 60_000).toISOString()),
     async listHolds(accountId: string): Promise<HoldRecord[]> {
-      return (await database.rows<HoldRow>(statements.holdsOfAccount(accountId))).map(holdFromRow);
+      const rows = await database.rows<HoldRow>(statements.holdsOfAccount(accountId));
+      if (journaled) {
+        const ids = new Set(rows.map((row) => row.id));
+        for (const entry of await journaled.holdsOfAccount(accountId)) if (!ids.has(entry.id)) rows.push(entry as unknown as HoldRow);
+        rows.sort((a, b) => Date.parse(String(a.created_at)) - Date.parse(String(b.created_at)) || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+      }
+      return rows.map(holdFromRow);
     },
     async keyDaySpend(keyId: string, day: string): Promise<{ chargedNano: number; heldNano: number }> {
       const row = (await database.first<{ charged_nano: number; held_nano: number }>(statements.keyDaySpend(keyId, day)))!;

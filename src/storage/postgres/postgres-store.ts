@@ -28,8 +28,9 @@ import { statements } from './statements.ts';
  * Round trips to the database per model request, each one statement in its own transaction:
  * - keysChangeToken: at most 1 a second (one-row primary-key SELECT; with Redis, the backstop)
  * - findKeyByHash: 1, only when the key is not in the authenticator's cache
- * - placeHold: its share of a batch (gateway_apply_batch): in the process's balance lease, an
- *   insert; else checked under the account row, once per batch
+ * - placeHold: in the process's balance lease with a hold journal (Redis), none (one Redis
+ *   write instead, postgres-hold-journal.ts); in the lease without one, its share of a batch
+ *   (gateway_apply_batch), an insert; else checked under the account row, once per batch
  * - recordReceipt: its share of a batch: receipt, hold released, its cost added to the lease's
  *   charges (or, outside a lease, to the account's balance and month), the key's day
  * - per few hundred requests: a lease renewal (gateway_renew_lease: fold, resize)
@@ -104,6 +105,7 @@ export function createPostgresStore(url: string): Store {
     },
     extendHolds: (owner, ids, expiresAt) => ledger.extendHolds(owner, ids, expiresAt),
     releaseOrphanedHolds: (now, isOwnerDead) => ledger.releaseOrphanedHolds(now, isOwnerDead),
+    useHoldJournal: (journal) => ledger.useHoldJournal(journal),
     listHolds: (accountId) => ledger.listHolds(accountId),
     accountSummary: (accountId, month) => ledger.accountSummary(accountId, month),
     keyDaySpend: (keyId, day) => ledger.keyDaySpend(keyId, day),

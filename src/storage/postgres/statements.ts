@@ -34,7 +34,37 @@ function named(name: string, text: string, values: unknown[]): Statement {
 
 const placeHoldText = `SELECT placed, reason, remaining_nano FROM gateway_place_hold(${placeholders(16)})`;
 const recordReceiptText = `SELECT gateway_record_receipt(${placeholders(23)})::text AS created_ns`;
+const recordLeaseReceiptText = `SELECT gateway_record_lease_receipt(${placeholders(24)})::text AS created_ns`;
 const startFixRunText = `SELECT started, reason, remaining_nano, existing_run_id FROM gateway_start_fix_run(${placeholders(26)})`;
+
+/** gateway_record_receipt's parameters, in order. */
+function receiptValues(receipt: ReceiptRecord, touchKey: boolean): unknown[] {
+  return [
+    receipt.id,
+    receipt.requestId,
+    receipt.accountId,
+    receipt.keyId,
+    receipt.keyPrefix,
+    receipt.createdAt,
+    receipt.status,
+    receipt.endpoint,
+    receipt.stream,
+    receipt.requestedModel,
+    receipt.answeringModel,
+    jsonParameter(receipt.attempts),
+    jsonParameter(receipt.usage),
+    receipt.usageEstimated,
+    jsonParameter(receipt.prices),
+    receipt.holdNano,
+    receipt.costNano,
+    receipt.latencyMs,
+    receipt.timeToFirstTokenMs,
+    receipt.errorCode,
+    touchKey,
+    jsonParameter(receipt.warnings),
+    instantNanos(receipt.createdAt).toString(),
+  ];
+}
 
 export const statements = {
   // Accounts and funds
@@ -109,32 +139,10 @@ export const statements = {
 
   // Receipts
   /** Receipt, charge, hold release and last use in one statement (migration 6); returns the receipt's created_ns. */
-  recordReceipt: (receipt: ReceiptRecord, touchKey: boolean) =>
-    named('record_receipt', recordReceiptText, [
-      receipt.id,
-      receipt.requestId,
-      receipt.accountId,
-      receipt.keyId,
-      receipt.keyPrefix,
-      receipt.createdAt,
-      receipt.status,
-      receipt.endpoint,
-      receipt.stream,
-      receipt.requestedModel,
-      receipt.answeringModel,
-      jsonParameter(receipt.attempts),
-      jsonParameter(receipt.usage),
-      receipt.usageEstimated,
-      jsonParameter(receipt.prices),
-      receipt.holdNano,
-      receipt.costNano,
-      receipt.latencyMs,
-      receipt.timeToFirstTokenMs,
-      receipt.errorCode,
-      touchKey,
-      jsonParameter(receipt.warnings),
-      instantNanos(receipt.createdAt).toString(),
-    ]),
+  recordReceipt: (receipt: ReceiptRecord, touchKey: boolean) => named('record_receipt', recordReceiptText, receiptValues(receipt, touchKey)),
+  /** A settlement in a balance lease, alone (migration 16). */
+  recordLeaseReceipt: (receipt: ReceiptRecord, touchKey: boolean, leaseId: string) =>
+    named('record_lease_receipt', recordLeaseReceiptText, [...receiptValues(receipt, touchKey), leaseId]),
   receipt: (accountId: string, id: string) =>
     named('receipt', `SELECT ${receiptColumns} FROM receipts WHERE account_id = $1 AND id = $2`, [accountId, id]),
   newestReceipts: (accountId: string, limit: number) =>
@@ -175,9 +183,22 @@ export const statements = {
   detachHolds: (ids: readonly string[]) => named('detach_holds', 'UPDATE holds SET lease_id = NULL WHERE id = ANY($1::text[])', [ids]),
   holdOwners: () => named('hold_and_lease_owners', 'SELECT owner FROM holds UNION SELECT owner FROM balance_leases', []),
   leasesToRelease: (now: string, deadOwners: string[]) =>
-    named('leases_to_release', 'SELECT id FROM balance_leases WHERE expires_at < $1 OR owner = ANY($2::text[])', [now, deadOwners]),
-  releaseLease: (id: string, now: string, deadOwners: string[]) =>
-    named('release_lease', 'SELECT gateway_release_lease($1, $2, $3::text[]) AS released', [id, now, deadOwners]),
+    named('leases_to_release_by_owner', 'SELECT id, owner FROM balance_leases WHERE expires_at < $1 OR owner = ANY($2::text[])', [now, deadOwners]),
+  /** Releases a lease whose owner is gone, adopting the holds journaled in it (migration 15). */
+  releaseLease: (id: string, now: string, deadOwners: string[], journaled: ReadonlyArray<Record<string, unknown>> = []) =>
+    named('release_lease_journaled', 'SELECT gateway_release_lease($1, $2, $3::text[], $4::jsonb) AS released', [
+      id,
+      now,
+      deadOwners,
+      jsonParameter(journaled),
+    ]),
+  /** Journaled holds made ordinary holds (migration 15). */
+  adoptHolds: (holds: ReadonlyArray<Record<string, unknown>>) =>
+    named('adopt_holds', 'SELECT gateway_adopt_holds($1::jsonb)', [jsonParameter(holds)]),
+  /** Which of these leases still exist. */
+  leasesThere: (ids: readonly string[]) => named('leases_there', 'SELECT id FROM balance_leases WHERE id = ANY($1::text[])', [ids]),
+  holdsThere: (ids: readonly string[]) => named('holds_there', 'SELECT id FROM holds WHERE id = ANY($1::text[])', [ids]),
+  ledgerIdentity: () => named('ledger_identity', 'SELECT id FROM ledger_identity', []),
   /** Take, top up, renew, shrink or hand back a balance lease (migration 12). */
   renewLease: (lease: LeaseRenewal) =>
     named('renew_lease', `SELECT lease_id, granted_nano, charged_nano FROM gateway_renew_lease(${placeholders(9)})`, [
