@@ -23,10 +23,7 @@ export function parseJsonBody(text: string): unknown {
   return body;
 }
 
-/**
- * Bodies above this size are parsed on the body thread; they also start the token-counting
- * thread as they arrive, as a prompt of megabytes may need counting.
- */
+/** Bodies above this size are parsed on the body thread, and start the token-counting thread. */
 export const LARGE_BODY = 1024 * 1024;
 
 /** Bytes of a large body sent to the body thread in one message. */
@@ -60,8 +57,6 @@ export function readJsonBody(payload: Readable, limit: number, contentLength: nu
     // Chunks not yet sent to the thread; they go in batches of at least SEND_BYTES.
     let unsent = 0;
     const toThread = () => {
-      // A prompt of megabytes may need counting: the counting thread loads its tables while it arrives.
-      startCounting();
       job = bodyThread.open();
       bodyThread.post({ id: job.id, begin: true });
     };
@@ -117,6 +112,9 @@ export function readJsonBody(payload: Readable, limit: number, contentLength: nu
       if (unsent > 0) send();
       bodyThread.post({ id: job.id, end: true, maxDepth: MAX_BODY_DEPTH });
       job.reply.then((reply) => {
+        // A prompt of megabytes may need counting: the counting thread loads its tables while it is
+        // weighed (not while the body is parsed, which the first such body would wait for on two cores).
+        startCounting();
         if (!('error' in reply)) return withLongStrings(reply.body, reply.longs).then(resolve, reject);
         const { syntax, deepAt } = reply.error;
         if (deepAt !== undefined)
