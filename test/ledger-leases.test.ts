@@ -182,6 +182,59 @@ if (unreachable !== null) {
       });
     });
 
+    describe('key leases (a key with a daily limit)', () => {
+      const LIMITED = 'key_000000002bbbbbbbbbbbb';
+      const limitedHold = (index: number) => ({ ...hold(index), keyId: LIMITED });
+      const limitedReceipt = (index: number, costNano: number) => ({ ...receipt(index, costNano), keyId: LIMITED });
+
+      test("far from its limit: holds go into a key lease; the key's day counts its reservation once, to the nano", async () => {
+        await withTwoProcesses(async (first, second, sql) => {
+          const limit = 2 * 16 * LEASE;
+          for (let index = 0; index < 3; index++) assert.deepEqual(await first.placeHold(limitedHold(index), limit), { placed: true });
+          const leases = await sql('SELECT key_id, day, granted_nano::int AS granted FROM $schema.balance_leases');
+          assert.deepEqual(leases, [{ key_id: LIMITED, day: '2026-11-21', granted: LEASE }]);
+          assert.equal((await sql('SELECT count(*)::int AS n FROM $schema.holds WHERE lease_id IS NOT NULL'))[0].n, 3);
+          for (let index = 0; index < 3; index++) await first.recordReceipt(limitedReceipt(index, 300));
+          assert.deepEqual(await second.keyDaySpend(LIMITED, '2026-11-21'), { chargedNano: 900, heldNano: 0 });
+          // Another process's hold of that key, checked one by one: what the lease still reserves is taken.
+          const big = sampleHold({ id: 'rcpt_big', keyId: LIMITED, amountNano: limit, owner: 'host/2/b' });
+          assert.deepEqual(await second.placeHold(big, limit), { placed: false, reason: 'daily_limit', remainingNano: limit - LEASE });
+          await assertBooks(second, 900);
+          // Idle, it is handed back; then all of the day's remainder is there.
+          await first.extendHolds(OWNER, [], LATER);
+          await first.extendHolds(OWNER, [], LATER);
+          assert.deepEqual(await sql('SELECT id FROM $schema.balance_leases'), []);
+          const fits = sampleHold({ id: 'rcpt_fits', keyId: LIMITED, amountNano: limit - 900, owner: 'host/2/b' });
+          assert.deepEqual(await second.placeHold(fits, limit), { placed: true });
+          await assertBooks(second, 900);
+        });
+      });
+
+      test('near its limit: no key lease, holds are checked one by one and the limit is exact', async () => {
+        await withTwoProcesses(async (first, second, sql) => {
+          const limit = 16 * LEASE - 1;
+          assert.deepEqual(await first.placeHold(limitedHold(0), limit), { placed: true });
+          assert.deepEqual(await sql('SELECT id FROM $schema.balance_leases WHERE key_id IS NOT NULL'), []);
+          const rest = sampleHold({ id: 'rcpt_rest', keyId: LIMITED, amountNano: limit - HOLD + 1, owner: 'host/2/b' });
+          assert.deepEqual(await second.placeHold(rest, limit), { placed: false, reason: 'daily_limit', remainingNano: limit - HOLD });
+        });
+      });
+
+      test("a dead process's key lease: its holds recovered at their estimates and counted in the key's day", async () => {
+        const journal = createMemoryHoldJournal();
+        await withTwoProcesses(async (first, second, sql) => {
+          const limit = 2 * 16 * LEASE;
+          for (let index = 0; index < 3; index++) await first.placeHold({ ...limitedHold(index), estimatedCostNano: 100 }, limit);
+          assert.equal(journal.size(), 3, 'journaled, as any lease hold');
+          const released = await second.releaseOrphanedHolds(new Date().toISOString(), (owner) => owner === OWNER);
+          assert.equal(released.length, 3);
+          assert.deepEqual(await sql('SELECT id FROM $schema.balance_leases'), []);
+          assert.deepEqual(await second.keyDaySpend(LIMITED, '2026-11-21'), { chargedNano: 300, heldNano: 0 });
+          await assertBooks(second, 300);
+        }, journal);
+      });
+    });
+
     describe('with a hold journal (Redis in production)', () => {
       const holdRows = async (sql: (text: string) => Promise<any[]>) =>
         (await sql('SELECT id, lease_id FROM $schema.holds ORDER BY id')).map((row) => [row.id, row.lease_id === null ? null : 'lease']);

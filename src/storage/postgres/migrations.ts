@@ -1694,6 +1694,131 @@ export const migrations: readonly Migration[] = [
       $$;
     `,
   },
+  {
+    version: 17,
+    name: "key leases: a balance lease that also reserves a slice of one key's daily limit",
+    sql: `
+      -- A balance lease may belong to one key and UTC day (postgres-balance-leases.ts): it then
+      -- also reserves that much of the key's daily limit, so the holds of a key with a daily limit
+      -- go into it as into any lease, checked in memory. What a key's day has used is its charges,
+      -- its holds outside its key leases, and what its key leases still reserve (granted - charged;
+      -- their charges are in key_daily_spend already, with the receipts).
+      ALTER TABLE balance_leases ADD COLUMN key_id text, ADD COLUMN day text;
+      CREATE INDEX balance_leases_by_key_day ON balance_leases (key_id, day) WHERE key_id IS NOT NULL;
+
+      -- p_except: a lease left out (the one being renewed, which counts its own).
+      CREATE FUNCTION gateway_key_day_used(p_account_id text, p_key_id text, p_day text, p_except text) RETURNS bigint
+      LANGUAGE sql AS $$
+        SELECT coalesce((SELECT s.charged_nano FROM key_daily_spend s WHERE s.key_id = p_key_id AND s.day = p_day), 0)
+          + (SELECT coalesce(sum(h.amount_nano), 0) FROM holds h
+             WHERE h.account_id = p_account_id AND h.key_id = p_key_id AND h.day = p_day
+               AND (h.lease_id IS NULL OR NOT EXISTS (SELECT 1 FROM balance_leases k WHERE k.id = h.lease_id AND k.key_id IS NOT NULL)))
+          + (SELECT coalesce(sum(greatest(k.granted_nano - k.charged_nano, 0)), 0) FROM balance_leases k
+             WHERE k.key_id = p_key_id AND k.day = p_day AND k.id IS DISTINCT FROM p_except)
+      $$;
+
+      -- As in migration 12, the key's day also counting what its key leases reserve (and the holds in
+      -- them not again).
+      CREATE OR REPLACE FUNCTION gateway_place_hold(
+        p_id text, p_request_id text, p_account_id text, p_key_id text, p_key_prefix text,
+        p_endpoint text, p_stream boolean, p_requested_model text, p_amount_nano bigint,
+        p_day text, p_month text, p_created_at timestamptz, p_owner text, p_expires_at timestamptz,
+        p_daily_limit_nano bigint, p_estimated_cost_nano bigint DEFAULT 0
+      ) RETURNS TABLE (placed boolean, reason text, remaining_nano bigint)
+      LANGUAGE plpgsql AS $$
+      DECLARE
+        v_budget bigint;
+        v_room record;
+        v_used bigint;
+      BEGIN
+        SELECT a.monthly_budget_nano INTO v_budget FROM accounts a WHERE a.id = p_account_id FOR NO KEY UPDATE;
+        IF EXISTS (SELECT 1 FROM holds h WHERE h.id = p_id) THEN
+          RETURN QUERY SELECT true, NULL::text, NULL::bigint;
+          RETURN;
+        END IF;
+        SELECT * INTO v_room FROM gateway_available(p_account_id, p_month);
+        IF p_amount_nano > v_room.available_nano THEN
+          RETURN QUERY SELECT false, 'insufficient_balance'::text, v_room.available_nano;
+          RETURN;
+        END IF;
+        IF p_daily_limit_nano IS NOT NULL THEN
+          v_used := gateway_key_day_used(p_account_id, p_key_id, p_day, NULL);
+          IF v_used + p_amount_nano > p_daily_limit_nano THEN
+            RETURN QUERY SELECT false, 'daily_limit'::text, p_daily_limit_nano - v_used;
+            RETURN;
+          END IF;
+        END IF;
+        IF v_budget IS NOT NULL AND v_room.month_used_nano + p_amount_nano > v_budget THEN
+          RETURN QUERY SELECT false, 'monthly_budget'::text, v_budget - v_room.month_used_nano;
+          RETURN;
+        END IF;
+        INSERT INTO holds (id, request_id, account_id, key_id, key_prefix, endpoint, stream, requested_model,
+                           amount_nano, day, month, created_at, owner, expires_at, estimated_cost_nano)
+        VALUES (p_id, p_request_id, p_account_id, p_key_id, p_key_prefix, p_endpoint, p_stream, p_requested_model,
+                p_amount_nano, p_day, p_month, p_created_at, p_owner, p_expires_at, coalesce(p_estimated_cost_nano, 0));
+        RETURN QUERY SELECT true, NULL::text, NULL::bigint;
+      END
+      $$;
+
+      DROP FUNCTION gateway_renew_lease(text, text, text, text, text, bigint, bigint, timestamptz, timestamptz);
+      -- As in migration 12; a key lease (p_key_id given) is granted only when the key's day can
+      -- also spare 16 times it, as the balance and the budget must.
+      CREATE FUNCTION gateway_renew_lease(
+        p_lease_id text, p_new_id text, p_account_id text, p_owner text, p_month text,
+        p_target bigint, p_keep bigint, p_expires_at timestamptz, p_now timestamptz,
+        p_key_id text DEFAULT NULL, p_day text DEFAULT NULL, p_daily_limit_nano bigint DEFAULT NULL
+      ) RETURNS TABLE (lease_id text, granted_nano bigint, charged_nano bigint)
+      LANGUAGE plpgsql AS $$
+      DECLARE
+        v_lease balance_leases;
+        v_budget bigint;
+        v_room record;
+        v_own bigint := 0;
+        v_reserve bigint;
+      BEGIN
+        IF p_lease_id IS NOT NULL THEN
+          SELECT * INTO v_lease FROM balance_leases l WHERE l.id = p_lease_id FOR UPDATE;
+          IF NOT FOUND THEN
+            RETURN QUERY SELECT NULL::text, 0::bigint, 0::bigint;
+            RETURN;
+          END IF;
+        END IF;
+        SELECT a.monthly_budget_nano INTO v_budget FROM accounts a WHERE a.id = p_account_id FOR NO KEY UPDATE;
+        IF p_lease_id IS NOT NULL THEN
+          PERFORM gateway_fold_lease(v_lease);
+          v_own := greatest(v_lease.granted_nano - v_lease.charged_nano, 0);
+        END IF;
+        SELECT * INTO v_room FROM gateway_available(p_account_id, p_month);
+        IF p_target > 0 AND v_room.available_nano + v_own >= 16 * p_target
+           AND (v_budget IS NULL OR v_budget - v_room.month_used_nano + v_own >= 16 * p_target)
+           AND (p_key_id IS NULL OR p_daily_limit_nano - gateway_key_day_used(p_account_id, p_key_id, p_day, p_lease_id) >= 16 * p_target) THEN
+          v_reserve := p_target;
+        ELSE
+          v_reserve := least(v_own, greatest(p_keep, 0));
+        END IF;
+        IF p_lease_id IS NULL THEN
+          IF v_reserve = 0 THEN
+            RETURN QUERY SELECT NULL::text, 0::bigint, 0::bigint;
+            RETURN;
+          END IF;
+          INSERT INTO balance_leases (id, account_id, owner, month, granted_nano, expires_at, created_at, key_id, day)
+          VALUES (p_new_id, p_account_id, p_owner, p_month, v_reserve, p_expires_at, p_now, p_key_id, p_day);
+          RETURN QUERY SELECT p_new_id, v_reserve, 0::bigint;
+          RETURN;
+        END IF;
+        IF v_reserve = 0 AND NOT EXISTS (SELECT 1 FROM holds h WHERE h.lease_id = p_lease_id) THEN
+          -- Nothing left to keep: handed back.
+          DELETE FROM balance_leases WHERE id = p_lease_id;
+          RETURN QUERY SELECT NULL::text, 0::bigint, 0::bigint;
+          RETURN;
+        END IF;
+        UPDATE balance_leases l SET granted_nano = l.charged_nano + v_reserve, expires_at = greatest(l.expires_at, p_expires_at)
+          WHERE l.id = p_lease_id;
+        RETURN QUERY SELECT p_lease_id, v_lease.charged_nano + v_reserve, v_lease.charged_nano;
+      END
+      $$;
+    `,
+  },
 ];
 
 /**

@@ -24,12 +24,23 @@ export interface LeaseRenewal {
   targetNano: number;
   keepNano: number;
   expiresAt: string;
+  /** A key lease (migration 17): also a slice of this key's limit on this UTC day; null for a balance lease. */
+  keyId: string | null;
+  day: string | null;
+  dailyLimitNano: number | null;
 }
 
-interface Lease {
+/** What a lease is for: an account's month, and for a key lease one key's day under one limit. */
+interface LeaseScope {
   accountId: string;
   month: string;
   owner: string;
+  keyId: string | null;
+  day: string | null;
+  dailyLimitNano: number | null;
+}
+
+interface Lease extends LeaseScope {
   id: string | null;
   /** Totals as in balance_leases: granted as of the last renewal, charged as counted here since. */
   grantedNano: number;
@@ -71,8 +82,13 @@ interface Lease {
  *   the lease), and is handed back when a renewal finds it idle. Near the end of a balance or a
  *   budget, leases shrink to the holds in them and holds take the per-request path (a row lock
  *   per batch), which decides exactly as without leases.
- * - Keys with a daily limit always take the per-request path: their day's holds are counted from
- *   the holds rows under the account lock, exact across processes.
+ * - A key with a daily limit has key leases (one per key, UTC day and limit): a balance lease that
+ *   also reserves that much of the key's day, granted only when the day can spare 16 times it
+ *   besides everything else it used (charges, holds outside key leases, other key leases'
+ *   reservations: gateway_key_day_used, migration 17). A hold of that key needs room in it, as
+ *   any lease hold; near the limit the lease shrinks to its holds and holds take the per-request
+ *   path, counted under the account row as before. A changed limit is another lease; the old one
+ *   keeps only its holds and is handed back idle.
  * - A hold whose settlement failed for good (no longer in flight at two sweeps) is detached from
  *   the lease: an ordinary hold from then on, counted on its own until it expires and is
  *   recovered, so its room can go back to the lease without being used twice.
@@ -95,12 +111,23 @@ export class BalanceLeases {
     private readonly exclusive: <T>(work: () => Promise<T>) => Promise<T>,
   ) {}
 
-  /** Room for `hold` in this process's lease, taking or topping up the lease when needed; the lease id, or null (per-request path). */
-  async reserve(hold: HoldRecord): Promise<string | null> {
-    const key = `${hold.accountId}\u0000${hold.month}`;
+  /**
+   * Room for `hold` in this process's lease (a key lease when the key has a daily limit), taking
+   * or topping up the lease when needed; the lease id, or null (per-request path).
+   */
+  async reserve(hold: HoldRecord, dailyLimitNano: number | null = null): Promise<string | null> {
+    const scope: LeaseScope = {
+      accountId: hold.accountId,
+      month: hold.month,
+      owner: hold.owner,
+      keyId: dailyLimitNano === null ? null : hold.keyId,
+      day: dailyLimitNano === null ? null : hold.day,
+      dailyLimitNano,
+    };
+    const key = leaseKey(scope);
     let lease = this.leases.get(key);
     if (!lease) {
-      lease = emptyLease(hold);
+      lease = emptyLease(scope);
       this.leases.set(key, lease);
     }
     lease.targetNano = Math.max(lease.targetNano, hold.amountNano * HOLDS_PER_LEASE);
@@ -175,7 +202,7 @@ export class BalanceLeases {
       const idle = !lease.usedSinceRenewal && lease.heldNano === 0;
       if (idle) lease.targetNano = 0;
       await this.renew(lease, expiresAt);
-      if (idle && lease.id === null) this.leases.delete(`${lease.accountId}\u0000${lease.month}`);
+      if (idle && lease.id === null) this.leases.delete(leaseKey(lease));
     }
   }
 
@@ -198,13 +225,16 @@ export class BalanceLeases {
         targetNano: lease.targetNano,
         keepNano: lease.heldNano,
         expiresAt,
+        keyId: lease.keyId,
+        day: lease.day,
+        dailyLimitNano: lease.dailyLimitNano,
       });
       if (lease.id !== null && renewed.leaseId === null && lease.heldNano > 0) {
         // Gone (recovered while this process stalled): its holds became ordinary holds and their
         // receipts charge the account. A fresh lease starts from nothing.
         const fresh = emptyLease(lease);
         fresh.targetNano = lease.targetNano;
-        this.leases.set(`${lease.accountId}\u0000${lease.month}`, fresh);
+        this.leases.set(leaseKey(lease), fresh);
       }
       // A lease kept keeps the latest expiry it was given (gateway_renew_lease); a new one has this one.
       lease.expiresAtMs =
@@ -221,11 +251,18 @@ export class BalanceLeases {
   }
 }
 
-function emptyLease(of: { accountId: string; month: string; owner: string }): Lease {
+function leaseKey(scope: LeaseScope): string {
+  return [scope.accountId, scope.month, scope.keyId ?? '', scope.day ?? '', scope.dailyLimitNano ?? ''].join('\u0000');
+}
+
+function emptyLease(of: LeaseScope): Lease {
   return {
     accountId: of.accountId,
     month: of.month,
     owner: of.owner,
+    keyId: of.keyId,
+    day: of.day,
+    dailyLimitNano: of.dailyLimitNano,
     id: null,
     grantedNano: 0,
     chargedNano: 0,

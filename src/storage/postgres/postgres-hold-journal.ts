@@ -155,12 +155,11 @@ export class JournaledHolds {
     }
   }
 
-  /** Every entry of every owner for `accountId`, for listHolds and accountSummary. */
-  async holdsOfAccount(accountId: string): Promise<Row[]> {
+  /** Every entry of every owner that `matches`, for listHolds, accountSummary and keyDaySpend. */
+  async holdsWhere(matches: (row: Row) => boolean): Promise<Row[]> {
     const scope = await this.scope();
     const rows: Row[] = [];
-    for (const owner of await this.journal.owners(scope))
-      rows.push(...(await this.entriesOf(scope, owner)).filter((row) => row.account_id === accountId));
+    for (const owner of await this.journal.owners(scope)) rows.push(...(await this.entriesOf(scope, owner)).filter(matches));
     return rows;
   }
 

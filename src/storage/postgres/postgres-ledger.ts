@@ -31,9 +31,10 @@ interface SummaryRow {
 /**
  * Holds, charges, daily and monthly spend on PostgreSQL, exact across processes. A process sends
  * its holds and settlements together (postgres-group-commit.ts): one round trip and one
- * transaction per batch. Holds of keys without a daily limit are placed in this process's
- * balance lease (postgres-balance-leases.ts) and settle against it, without the account row;
- * the others lock the account row once per batch (gateway_apply_batch, migration 12).
+ * transaction per batch. Holds are placed in this process's balance lease (a key lease for a key
+ * with a daily limit; postgres-balance-leases.ts) and settle against it, without the account row;
+ * when no lease has room (near the end of a balance, budget or limit) they lock the account row
+ * once per batch (gateway_apply_batch, migration 12).
  */
 export function createPostgresLedger(database: PostgresDatabase) {
   const groupCommit = new PostgresGroupCommit(async (statement) => {
@@ -91,16 +92,17 @@ export function createPostgresLedger(database: PostgresDatabase) {
   }
 
   /**
-   * In this process's lease when the key has no daily limit and the lease has room (or gets it):
-   * recorded in the hold journal when there is one and the lease is fresh, else in this process's
-   * next batch; otherwise checked under the account row in the next batch. Placing a hold whose
+   * In this process's lease (a key lease when the key has a daily limit) when it has room or gets
+   * it: recorded in the hold journal when there is one and the lease is fresh, else in this
+   * process's next batch; otherwise checked under the account row in the next batch. Placing a hold whose
    * id is already there answers placed.
    */
   async function placeHold(hold: HoldRecord, dailyLimitNano: number | null): Promise<HoldDecision> {
-    const leaseId = dailyLimitNano === null ? await leases.reserve(hold) : null;
+    const leaseId = await leases.reserve(hold, dailyLimitNano);
     if (leaseId !== null) {
       if (journaled && (await journaled.place(hold, leaseId))) return { placed: true };
-      const json = { op: 'lease_hold', ...holdToRow(hold), lease_id: leaseId };
+      // The limit goes along: a hold whose lease is gone is checked as any other, limit included.
+      const json = { op: 'lease_hold', ...holdToRow(hold), lease_id: leaseId, daily_limit_nano: dailyLimitNano };
       let decision: HoldDecision;
       try {
         decision = await groupCommit.run({ json, fromBatch: decisionOf, alone: async () => decisionOf(await applyAlone(json)) });
@@ -166,14 +168,17 @@ export function createPostgresLedger(database: PostgresDatabase) {
     });
   }
 
+  /** Journal entries that `matches` and have no row (one adopted meanwhile is counted once, as its row). */
+  async function journaledWithoutRow(matches: (entry: Record<string, unknown>) => boolean) {
+    const entries = journaled ? await journaled.holdsWhere(matches) : [];
+    if (entries.length === 0) return entries;
+    const rows = new Set((await database.rows<{ id: string }>(statements.holdsThere(entries.map((entry) => entry.id)))).map((held) => held.id));
+    return entries.filter((entry) => !rows.has(entry.id));
+  }
+
   async function accountSummary(accountId: string, month: string): Promise<AccountSummary> {
     const row = (await database.first<SummaryRow>(statements.accountSummary(accountId, month)))!;
-    let entries = journaled ? await journaled.holdsOfAccount(accountId) : [];
-    if (entries.length > 0) {
-      // Adopted meanwhile (a row now, its entry not yet removed): counted once.
-      const rows = new Set((await database.rows<{ id: string }>(statements.holdsThere(entries.map((entry) => entry.id)))).map((held) => held.id));
-      entries = entries.filter((entry) => !rows.has(entry.id));
-    }
+    const entries = await journaledWithoutRow((entry) => entry.account_id === accountId);
     const sum = (list: typeof entries) => list.reduce((total, entry) => total + Number(entry.amount_nano), 0);
     return {
       balanceNano: row.balance_nano ?? 0,
@@ -215,14 +220,16 @@ export function createPostgresLedger(database: PostgresDatabase) {
       const rows = await database.rows<HoldRow>(statements.holdsOfAccount(accountId));
       if (journaled) {
         const ids = new Set(rows.map((row) => row.id));
-        for (const entry of await journaled.holdsOfAccount(accountId)) if (!ids.has(entry.id)) rows.push(entry as unknown as HoldRow);
+        for (const entry of await journaled.holdsWhere((row) => row.account_id === accountId))
+          if (!ids.has(entry.id)) rows.push(entry as unknown as HoldRow);
         rows.sort((a, b) => Date.parse(String(a.created_at)) - Date.parse(String(b.created_at)) || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
       }
       return rows.map(holdFromRow);
     },
     async keyDaySpend(keyId: string, day: string): Promise<{ chargedNano: number; heldNano: number }> {
       const row = (await database.first<{ charged_nano: number; held_nano: number }>(statements.keyDaySpend(keyId, day)))!;
-      return { chargedNano: row.charged_nano, heldNano: row.held_nano };
+      const entries = await journaledWithoutRow((entry) => entry.key_id === keyId && entry.day === day);
+      return { chargedNano: row.charged_nano, heldNano: row.held_nano + entries.reduce((total, entry) => total + Number(entry.amount_nano), 0) };
     },
   };
 }

@@ -201,7 +201,7 @@ export const statements = {
   ledgerIdentity: () => named('ledger_identity', 'SELECT id FROM ledger_identity', []),
   /** Take, top up, renew, shrink or hand back a balance lease (migration 12). */
   renewLease: (lease: LeaseRenewal) =>
-    named('renew_lease', `SELECT lease_id, granted_nano, charged_nano FROM gateway_renew_lease(${placeholders(9)})`, [
+    named('renew_key_lease', `SELECT lease_id, granted_nano, charged_nano FROM gateway_renew_lease(${placeholders(12)})`, [
       lease.leaseId,
       lease.newId,
       lease.accountId,
@@ -211,6 +211,9 @@ export const statements = {
       lease.keepNano,
       lease.expiresAt,
       new Date().toISOString(),
+      lease.keyId,
+      lease.day,
+      lease.dailyLimitNano,
     ]),
   /** A batch of one (postgres-group-commit.ts): a write in a lease run alone. */
   applyBatch: (ops: Array<Record<string, unknown>>) => named('apply_batch', 'SELECT gateway_apply_batch($1::jsonb) AS results', [jsonParameter(ops)]),
