@@ -1,12 +1,16 @@
 /**
  * Multi-megabyte prompts against a gateway in its own process: how long until each is refused
- * (too large for fast/echo's 128K tokens) or admitted (fast/vast has room), and the gateway's
- * longest event-loop stall meanwhile (what any other request would have waited at most). `npm run bench:huge`; BENCH_HUGE_MIB sets the size (5),
- * BENCH_CPU_PROF a directory for the gateway's CPU profile.
+ * (too large for fast/echo's 128K tokens) or admitted (fast/vast has room), the gateway's
+ * longest event-loop stall meanwhile (what any other request would have waited at most), and the
+ * slowest round trip of a bystander sending small requests meanwhile, beside its slowest over the
+ * same time just before. `npm run bench:huge`; BENCH_HUGE_MIB sets the size (5), BENCH_CPU_PROF a
+ * directory for the gateway's CPU profile.
  */
+import { once } from 'node:events';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
+import { Worker } from 'node:worker_threads';
 import { hugePrompts } from '../test/helpers/huge-prompts.ts';
 import { startChild, stopAllChildren } from './children.ts';
 
@@ -25,6 +29,38 @@ try {
       headers: { 'content-type': 'application/json', authorization: `Bearer ${gateway.info.key}` },
       body,
     });
+  // The bystander runs on a thread of its own, so that sending 5 MiB here does not delay it.
+  const bystanderThread = new Worker(
+    `const { parentPort, workerData } = require('node:worker_threads');
+    let running = false;
+    parentPort.on('message', async (command) => {
+      if (command === 'stop') return (running = false);
+      running = true;
+      let slowest = 0;
+      while (running) {
+        const started = performance.now();
+        const response = await fetch(workerData.url, { method: 'POST', headers: workerData.headers, body: workerData.body });
+        await response.arrayBuffer();
+        slowest = Math.max(slowest, performance.now() - started);
+      }
+      parentPort.postMessage(slowest);
+    });`,
+    {
+      eval: true,
+      workerData: {
+        url: `${gateway.info.url}/v1/chat/completions`,
+        headers: { 'content-type': 'application/json', authorization: `Bearer ${gateway.info.key}` },
+        body: JSON.stringify({ model: 'fast/echo', max_tokens: 5, messages: [{ role: 'user', content: 'hi' }] }),
+      },
+    },
+  );
+  /** Small requests one after another until `until` settles: the slowest round trip, in ms. */
+  async function bystander(until: Promise<unknown>): Promise<number> {
+    bystanderThread.postMessage('start');
+    await until.catch(() => {});
+    bystanderThread.postMessage('stop');
+    return (await once(bystanderThread, 'message'))[0] as number;
+  }
   /** The gateway's longest event-loop stall since the last call, in ms (prom-client resets it on every scrape). */
   async function longestStall(): Promise<number> {
     const text = await (await fetch(`${gateway.info.url}/metrics`)).text();
@@ -41,26 +77,35 @@ try {
   console.log(`Writing ${SIZE / 1024 / 1024} MiB of fresh memory took ${touched.map((ms) => ms.toFixed(1)).join(', ')} ms (three tries).\n`);
   // The gauge is the longest gap between two ticks of a 10 ms timer: idle, it reads ~10 ms. What a
   // request held the loop for is the reading above that idle reading.
-  console.log(`| ${SIZE / 1024 / 1024} MiB prompt | model | status | answered in ms | longest block, ms (gauge meanwhile / idle) |`);
-  console.log('|---|---|---|---|---|');
+  console.log(
+    `| ${SIZE / 1024 / 1024} MiB prompt | model | status | answered in ms | longest block, ms (gauge meanwhile / idle) | bystander's slowest, ms (before) |`,
+  );
+  console.log('|---|---|---|---|---|---|');
   for (const { name, make } of PROMPTS) {
     const content = make();
     for (const model of ['fast/echo', 'fast/vast']) {
       const body = JSON.stringify({ model, max_tokens: 10, messages: [{ role: 'user', content }] });
       await longestStall();
+      // The bystander's slowest round trip over about as long as a huge request takes, before one.
+      const before = await bystander(new Promise((resolve) => setTimeout(resolve, 300)));
       await new Promise((resolve) => setTimeout(resolve, 200));
       const idle = await longestStall();
       const started = performance.now();
-      const response = await post(body);
-      await response.arrayBuffer();
-      const answeredMs = performance.now() - started;
+      let status = 0;
+      const call = post(body).then(async (response) => {
+        status = response.status;
+        await response.arrayBuffer();
+        return performance.now() - started;
+      });
+      const [answeredMs, meanwhile] = await Promise.all([call, bystander(call)]);
       const stall = await longestStall();
       const block = Math.max(0, stall - idle);
       console.log(
-        `| ${name} | ${model} | ${response.status} | ${answeredMs.toFixed(0)} | ${block.toFixed(1)} (${stall.toFixed(1)} / ${idle.toFixed(1)}) |`,
+        `| ${name} | ${model} | ${status} | ${answeredMs.toFixed(0)} | ${block.toFixed(1)} (${stall.toFixed(1)} / ${idle.toFixed(1)}) | ${meanwhile.toFixed(1)} (${before.toFixed(1)}) |`,
       );
     }
   }
+  await bystanderThread.terminate();
 } finally {
   await stopAllChildren();
   await rm(directory, { recursive: true, force: true });
