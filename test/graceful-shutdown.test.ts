@@ -165,7 +165,8 @@ if (pgMissing !== null) {
       assert.equal(gateway.child.exitCode, null, 'still draining');
       const secondAt = Date.now();
       const exit = await gateway.stop('SIGTERM');
-      assert.ok(Date.now() - secondAt < 1_000, 'the second signal exits at once');
+      // At once, not after the 30 s drain: the margin is for a loaded machine (it took over 1 s at load 7).
+      assert.ok(Date.now() - secondAt < 10_000, 'the second signal exits without draining');
       assert.deepEqual(exit, { code: 1, signal: null });
       await pending;
       assert.deepEqual(
