@@ -23,6 +23,7 @@ import pg from 'pg';
 import { cpuMs, startChild, stopChild, type Child } from './children.ts';
 import { createPool, runLoad, type LoadResult, type Target } from './load.ts';
 import { ms, percentiles } from './stats.ts';
+import { DEFAULT_HOLD_JOURNAL_PREFIX } from '../src/storage/postgres/redis-hold-journal.ts';
 
 type GatewayInfo = { url: string; key: string; pid: number };
 
@@ -242,6 +243,22 @@ async function sequential(targets: Array<{ name: string; url: string; key?: stri
   return runs;
 }
 
+const UNJOURNALED = 'PostgreSQL + Redis, holds in PostgreSQL';
+
+/** The hold journal's keys of the bench's database (what processes stopped mid-request leave), gone with it. */
+async function forgetJournal(observer: pg.Client, redisUrl: string): Promise<void> {
+  const scope = (await observer.query<{ id: string }>('SELECT id FROM ledger_identity')).rows[0]?.id;
+  if (!scope) return;
+  const { Redis } = await import('ioredis');
+  const redis = new Redis(redisUrl, { maxRetriesPerRequest: 1 });
+  try {
+    const keys = await redis.keys(`${DEFAULT_HOLD_JOURNAL_PREFIX}${scope}*`);
+    if (keys.length > 0) await redis.del(...keys);
+  } finally {
+    redis.disconnect();
+  }
+}
+
 function rate(result: LoadResult): number {
   return (result.completed / result.elapsedMs) * 1000;
 }
@@ -263,8 +280,8 @@ export async function ledgerScaleBench(): Promise<number> {
   const directory = await mkdtemp(join(os.tmpdir(), 'gateway-ledger-bench-'));
   const children: Array<Child<unknown>> = [];
   const progress = (text: string) => process.stderr.write(`bench: ${text}...\n`);
-  const start = async (kind: 'sqlite' | 'postgres', index: number) => {
-    const env: NodeJS.ProcessEnv = { ...process.env };
+  const start = async (kind: 'sqlite' | 'postgres', index: number, extraEnv: NodeJS.ProcessEnv = {}) => {
+    const env: NodeJS.ProcessEnv = { ...process.env, ...extraEnv };
     delete env.DATABASE_URL;
     delete env.REDIS_URL;
     await mkdir(join(directory, `${kind}-${index}`), { recursive: true });
@@ -292,13 +309,17 @@ export async function ledgerScaleBench(): Promise<number> {
       phases.push(await phase(`SQLite, 1 process (round ${round})`, [sqlite], CONNECTIONS, PHASE_MS));
       phases.push(await phase(`PostgreSQL + Redis, 1 process (round ${round})`, [postgres], CONNECTIONS, PHASE_MS, observer));
     }
-    progress('ledger: concurrency 1, direct / SQLite / PostgreSQL alternating');
+    progress('ledger: concurrency 1, direct / SQLite / PostgreSQL / PostgreSQL with holds in PostgreSQL alternating');
+    // The same mode with its lease holds written to PostgreSQL before the provider call, not journaled in Redis.
+    const unjournaled = await start('postgres', 9, { LEDGER_HOLD_JOURNAL: 'off' });
     const runs = await sequential([
       { name: 'direct', url: upstream.info.url },
       { name: 'SQLite', url: sqlite.info.url, key: sqlite.info.key },
       { name: 'PostgreSQL + Redis', url: postgres.info.url, key: postgres.info.key },
+      { name: UNJOURNALED, url: unjournaled.info.url, key: unjournaled.info.key },
     ]);
     for (const [name, results] of runs) sequentialRuns.set(name, results);
+    await stopChild(unjournaled.process);
     await stopChild(sqlite.process);
     progress(`ledger: three PostgreSQL processes on one account, ${CONNECTIONS} connections in all`);
     const more = [postgres, await start('postgres', 1), await start('postgres', 2)];
@@ -306,6 +327,7 @@ export async function ledgerScaleBench(): Promise<number> {
     phases.push(await phase('PostgreSQL + Redis, 1 process (after)', [postgres], CONNECTIONS, PHASE_MS, observer));
   } finally {
     await Promise.allSettled(children.map((child) => stopChild(child.process)));
+    await forgetJournal(observer, redisUrl).catch(() => undefined);
     await observer.end().catch(() => undefined);
     await admin.query(`DROP DATABASE IF EXISTS ${databaseName} WITH (FORCE)`).catch(() => undefined);
     await admin.end();
@@ -350,6 +372,7 @@ function report(phases: Phase[], sequentialRuns: Map<string, LoadResult[]>): num
   const p50 = (name: string) => percentiles(Float64Array.from((sequentialRuns.get(name) ?? []).flatMap((run) => [...run.latencies]))).p50;
   const addedSqlite = p50('SQLite') - p50('direct');
   const addedPostgres = p50('PostgreSQL + Redis') - p50('direct');
+  const addedUnjournaled = p50(UNJOURNALED) - p50('direct');
   const verdict = (pass: boolean) => (pass ? 'PASS' : 'MISS');
   const throughputRatio = postgresRate / sqliteRate;
   const cpuRatio = postgresCpu / sqliteCpu;
@@ -362,6 +385,7 @@ function report(phases: Phase[], sequentialRuns: Map<string, LoadResult[]>): num
   lines.push(
     `| Added latency p50 at concurrency 1, PostgreSQL (SQLite) | ${ms(addedPostgres)} (${ms(addedSqlite)}) ms | < 1.5 ms | ${verdict(addedPostgres < 1.5)} |`,
   );
+  lines.push(`| Added latency p50 at concurrency 1, holds in PostgreSQL (LEDGER_HOLD_JOURNAL=off) | ${ms(addedUnjournaled)} ms | — | — |`);
   lines.push(`| Three processes / one process, total throughput | ${scaleRatio.toFixed(2)}x | ≥ 1x | ${verdict(scaleRatio >= 1)} |`);
   lines.push(
     `| Lock waits of any kind, three processes | ${three.lockWaits!.samplesWithWaiter}/${three.lockWaits!.samples} (${three.lockWaits!.meanWaiters.toFixed(3)}) | — | — |`,

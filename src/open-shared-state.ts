@@ -57,8 +57,9 @@ export async function openSharedState(config: GatewayConfig, env: NodeJS.Process
   const { Redis } = await import('ioredis');
   const redis = new Redis(env.REDIS_URL, { maxRetriesPerRequest: 2, enableAutoPipelining: true });
   const signal = createRedisKeyChangeSignal(redis);
-  // Holds placed in a balance lease are recorded in Redis, not PostgreSQL, before the provider call.
-  store.useHoldJournal?.(createRedisHoldJournal(redis));
+  // Holds placed in a balance lease are recorded in Redis, not PostgreSQL, before the provider call
+  // (LEDGER_HOLD_JOURNAL=off: in PostgreSQL; docs/operations.md, "Scale out").
+  if (env.LEDGER_HOLD_JOURNAL !== 'off') store.useHoldJournal?.(createRedisHoldJournal(redis));
   const redisCloser: Closer = {
     name: 'redis',
     async close() {

@@ -37,7 +37,8 @@ interface LongString {
 
 type BodyReply = { id: number } & ({ body: unknown; longs: LongString[] } | { error: { syntax?: string; deepAt?: string } });
 
-const bodyThread = new ThreadJobs<BodyReply>(threadEntry('json-body-thread', import.meta.url), 'body-parsing');
+// Stopped a minute after the last large body, with the buffers it keeps for the next one.
+const bodyThread = new ThreadJobs<BodyReply>(threadEntry('json-body-thread', import.meta.url), 'body-parsing', 60_000);
 
 /**
  * A request body, parsed, read from its stream with Fastify's limits and errors (too large, length

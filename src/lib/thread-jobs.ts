@@ -8,6 +8,7 @@ interface Pending {
 interface Running {
   worker: Worker;
   pending: Map<number, Pending>;
+  idle: NodeJS.Timeout | null;
 }
 
 /**
@@ -20,8 +21,9 @@ export function threadEntry(name: string, besideModule: string): URL {
 
 /**
  * A worker thread answering jobs by id (its replies are `{ id, ... }`). It starts on first use and
- * keeps the process alive only while a job is pending; if it fails or exits, every pending job is
- * rejected and the next job starts a fresh thread.
+ * keeps the process alive only while a job is pending; after `idleMs` without one it stops, giving
+ * its memory back (tables, buffers), and the next job starts it again. If it fails or exits, every
+ * pending job is rejected and the next job starts a fresh thread.
  */
 export class ThreadJobs<Reply extends { id: number }> {
   private running: Running | null = null;
@@ -30,13 +32,19 @@ export class ThreadJobs<Reply extends { id: number }> {
   constructor(
     private readonly entry: URL,
     private readonly what: string,
+    private readonly idleMs: number,
   ) {}
+
+  /** Whether the thread is running. */
+  get started(): boolean {
+    return this.running !== null;
+  }
 
   /** Starts the thread if it is not running, so that it is ready for a job likely to come. */
   start(): Worker {
     if (this.running) return this.running.worker;
     // No flags of the parent's (a TypeScript loader, a profiler): the entry is plain JavaScript.
-    const running: Running = { worker: new Worker(this.entry, { execArgv: [] }), pending: new Map() };
+    const running: Running = { worker: new Worker(this.entry, { execArgv: [] }), pending: new Map(), idle: null };
     const fail = (error: Error) => {
       if (this.running === running) this.running = null;
       for (const { reject } of running.pending.values()) reject(error);
@@ -51,6 +59,7 @@ export class ThreadJobs<Reply extends { id: number }> {
     // Idle, it keeps no process alive (unref after the listeners are added: before them, it did not hold).
     running.worker.unref();
     this.running = running;
+    this.stopWhenIdle(running);
     return running.worker;
   }
 
@@ -60,6 +69,8 @@ export class ThreadJobs<Reply extends { id: number }> {
     const running = this.running!;
     const id = this.nextId++;
     if (running.pending.size === 0) running.worker.ref();
+    if (running.idle) clearTimeout(running.idle);
+    running.idle = null;
     const reply = new Promise<Reply>((resolve, reject) => running.pending.set(id, { resolve: resolve as (reply: unknown) => void, reject }));
     return { id, reply };
   }
@@ -75,6 +86,17 @@ export class ThreadJobs<Reply extends { id: number }> {
 
   private settled(running: Running, id: number): void {
     running.pending.delete(id);
-    if (running.pending.size === 0) running.worker.unref();
+    if (running.pending.size > 0) return;
+    running.worker.unref();
+    this.stopWhenIdle(running);
+  }
+
+  private stopWhenIdle(running: Running): void {
+    if (running.idle) clearTimeout(running.idle);
+    running.idle = setTimeout(() => {
+      if (this.running === running) this.running = null;
+      void running.worker.terminate();
+    }, this.idleMs);
+    running.idle.unref();
   }
 }

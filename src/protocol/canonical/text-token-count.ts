@@ -147,7 +147,12 @@ export async function tokenFloors(texts: readonly string[], stopAbove = Infinity
  * cl100k tokens of each chunk are counted on a thread of its own: loading the tables would hold
  * the event loop for 100-200 ms, and counting a long prompt for longer.
  */
-const counting = new ThreadJobs<{ id: number; counts: number[] }>(threadEntry('cl100k-counter-thread', import.meta.url), 'token-counting');
+const counting = new ThreadJobs<{ id: number; counts: number[] }>(
+  threadEntry('cl100k-counter-thread', import.meta.url),
+  'token-counting',
+  // Its ~40 MB of tables go back a minute after the last count; loading them again takes ~0.2 s, off the event loop.
+  60_000,
+);
 
 async function countOnThread(chunks: string[]): Promise<number[]> {
   const { id, reply } = counting.open();
