@@ -45,6 +45,8 @@ export class JournaledHolds {
   /** Holds whose entry may have been stored but which the database decided (journal failed, lease no longer fresh). */
   private readonly written = new Map<string, string>();
   private scopeOf: Promise<string> | null = null;
+  /** Entries to remove, by owner, sent together on the next turn of the event loop. */
+  private readonly removals = new Map<string, string[]>();
 
   constructor(
     private readonly journal: HoldJournal,
@@ -87,8 +89,17 @@ export class JournaledHolds {
     if (owner === undefined) return;
     this.rows.delete(holdId);
     this.written.delete(holdId);
+    // The removals of one turn of the event loop go as one command per owner.
+    const ids = this.removals.get(owner) ?? this.removals.set(owner, []).get(owner)!;
+    ids.push(holdId);
+    if (this.removals.size === 1 && ids.length === 1) setImmediate(() => this.flushRemovals());
+  }
+
+  private flushRemovals(): void {
+    const removals = [...this.removals];
+    this.removals.clear();
     void this.scope()
-      .then((scope) => this.journal.remove(scope, owner, [holdId]))
+      .then((scope) => Promise.all(removals.map(([owner, ids]) => this.journal.remove(scope, owner, ids))))
       .catch(() => undefined);
   }
 
