@@ -12,8 +12,10 @@ export const MAX_BODY_DEPTH = 64;
 /** Refuse a body nested deeper than `maxDepth`, naming where. */
 export function assertBodyDepth(body: unknown, maxDepth = MAX_BODY_DEPTH): void {
   const path = tooDeepAt(body, maxDepth);
-  if (path !== null) throw new GatewayError('invalid_request', `${path} nests deeper than ${maxDepth} levels.`, {}, path);
+  if (path !== null) throw tooDeep(path, maxDepth);
 }
+
+const tooDeep = (path: string, maxDepth: number) => new GatewayError('invalid_request', `${path} nests deeper than ${maxDepth} levels.`, {}, path);
 
 /** JSON body parser of every route: empty is undefined, too deep is invalid_request. */
 export function parseJsonBody(text: string): unknown {
@@ -113,14 +115,12 @@ export function readJsonBody(payload: Readable, limit: number, contentLength: nu
       if (unsent > 0) send();
       bodyThread.post({ id: job.id, end: true, maxDepth: MAX_BODY_DEPTH });
       job.reply.then((reply) => {
+        if ('error' in reply)
+          return reject(reply.error.deepAt === undefined ? new SyntaxError(reply.error.syntax) : tooDeep(reply.error.deepAt, MAX_BODY_DEPTH));
         // A prompt of megabytes may need counting: the counting thread loads its tables while it is
         // weighed (not while the body is parsed, which the first such body would wait for on two cores).
         startCounting();
-        if (!('error' in reply)) return withLongStrings(reply.body, reply.longs).then(resolve, reject);
-        const { syntax, deepAt } = reply.error;
-        if (deepAt !== undefined)
-          return reject(new GatewayError('invalid_request', `${deepAt} nests deeper than ${MAX_BODY_DEPTH} levels.`, {}, deepAt));
-        reject(new SyntaxError(syntax));
+        withLongStrings(reply.body, reply.longs).then(resolve, reject);
       }, reject);
     }
     payload.on('data', onData);
