@@ -285,11 +285,17 @@ if (unreachable !== null) {
           await first.placeHold(hold(1, 100), null);
           assert.deepEqual(await holdRows(sql), [[hold(1).id, 'lease']], 'written to the database');
           const dead = (owner: string) => owner === OWNER;
-          await assert.rejects(second.releaseOrphanedHolds(new Date().toISOString(), dead));
+          // The sweep fails, saying why, but only after recovering what needs no journal.
+          await assert.rejects(second.releaseOrphanedHolds(new Date().toISOString(), dead), /journal down/);
           assert.equal((await sql('SELECT id FROM $schema.balance_leases')).length, 1, 'the lease keeps its room');
+          assert.deepEqual(await holdRows(sql), [], 'the hold written to the database is recovered');
+          await assertBooks(second, 100);
           journal.up = true;
           const released = await second.releaseOrphanedHolds(new Date().toISOString(), dead);
-          assert.deepEqual(released.map((closed) => closed.id).sort(), [hold(0).id, hold(1).id]);
+          assert.deepEqual(
+            released.map((closed) => closed.id),
+            [hold(0).id],
+          );
           await assertBooks(second, 200);
         }, journal);
       });

@@ -23,7 +23,9 @@ type Row = Record<string, unknown> & { id: string; lease_id: string | null; acco
  *   then hands those of that lease to gateway_release_lease, which adopts them as ordinary holds
  *   under the lease's row lock before deleting it: their room is never free in between. They are
  *   then recovered as any hold, their receipts charged the estimated cost. If the journal cannot
- *   be read, the lease is not released (the sweep fails and runs again): its reservation stays.
+ *   be read, the lease is not released (its reservation stays); the rest of the sweep goes on,
+ *   then fails, and the next one tries again. listHolds and the summaries then leave the
+ *   journaled holds out rather than fail.
  * - Entries whose lease is gone (handed back or shrunk away while they were in flight) are adopted
  *   as ordinary holds by the next sweep of any process.
  * - A receipt and its entry: the entry is removed after the receipt commits; an entry whose

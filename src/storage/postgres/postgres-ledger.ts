@@ -128,20 +128,28 @@ export function createPostgresLedger(database: PostgresDatabase) {
    */
   async function releaseOrphanedHolds(now: string, isOwnerDead: (owner: string) => boolean): Promise<ReceiptRecord[]> {
     const owners = (await database.rows<{ owner: string }>(statements.holdOwners())).map((row) => row.owner);
-    if (journaled) owners.push(...(await journaled.owners()));
+    // A journal that cannot answer holds back only what needs it (a lease is not released without
+    // its entries: its reservation stays); the rest is recovered, and the error thrown at the end.
+    let journalError: unknown = null;
+    const failed = (error: unknown) => void (journalError ??= error);
+    if (journaled) owners.push(...(await journaled.owners().catch((error: unknown) => (failed(error), []))));
     const deadOwners = [...new Set(owners)].filter((owner) => isOwnerDead(owner));
     // Leases first: the holds still in a dead one (rows, and entries of the journal read after the
     // lease was found due) become ordinary holds, recovered below.
     for (const { id, owner } of await database.rows<{ id: string; owner: string }>(statements.leasesToRelease(now, deadOwners))) {
-      const entries = journaled ? await journaled.entriesOfLease(owner, id) : [];
+      const entries = journaled ? await journaled.entriesOfLease(owner, id).catch((error: unknown) => (failed(error), null)) : [];
+      if (entries === null) continue;
       const [row] = await database.rows<{ released: boolean }>(statements.releaseLease(id, now, deadOwners, entries));
+      // A removal lost costs nothing: an entry whose receipt or row is there is never adopted again.
       if (row?.released && entries.length > 0)
-        await journaled!.forget(
-          owner,
-          entries.map((entry) => entry.id),
-        );
+        await journaled!
+          .forget(
+            owner,
+            entries.map((entry) => entry.id),
+          )
+          .catch(() => undefined);
     }
-    await journaled?.adoptOrphans();
+    if (journaled && journalError === null) await journaled.adoptOrphans().catch(failed);
     const candidates = await database.rows<{ id: string }>(statements.holdsToRelease(now, deadOwners));
     const released: ReceiptRecord[] = [];
     for (const { id } of candidates) {
@@ -156,6 +164,7 @@ export function createPostgresLedger(database: PostgresDatabase) {
       });
       if (receipt) released.push(receipt);
     }
+    if (journalError !== null) throw journalError;
     return released;
   }
 
@@ -170,7 +179,8 @@ export function createPostgresLedger(database: PostgresDatabase) {
 
   /** Journal entries that `matches` and have no row (one adopted meanwhile is counted once, as its row). */
   async function journaledWithoutRow(matches: (entry: Record<string, unknown>) => boolean) {
-    const entries = journaled ? await journaled.holdsWhere(matches) : [];
+    // A journal that cannot answer leaves its holds out of these figures rather than fail them.
+    const entries = journaled ? await journaled.holdsWhere(matches).catch(() => []) : [];
     if (entries.length === 0) return entries;
     const rows = new Set((await database.rows<{ id: string }>(statements.holdsThere(entries.map((entry) => entry.id)))).map((held) => held.id));
     return entries.filter((entry) => !rows.has(entry.id));
@@ -220,8 +230,8 @@ export function createPostgresLedger(database: PostgresDatabase) {
       const rows = await database.rows<HoldRow>(statements.holdsOfAccount(accountId));
       if (journaled) {
         const ids = new Set(rows.map((row) => row.id));
-        for (const entry of await journaled.holdsWhere((row) => row.account_id === accountId))
-          if (!ids.has(entry.id)) rows.push(entry as unknown as HoldRow);
+        const entries = await journaled.holdsWhere((row) => row.account_id === accountId).catch(() => []);
+        for (const entry of entries) if (!ids.has(entry.id)) rows.push(entry as unknown as HoldRow);
         rows.sort((a, b) => Date.parse(String(a.created_at)) - Date.parse(String(b.created_at)) || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
       }
       return rows.map(holdFromRow);
