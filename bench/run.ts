@@ -42,8 +42,10 @@ const TOTAL_MS = process.env.BENCH_DATABASE_URL ? 300_000 : 110_000;
 /** Sequential phases alternate direct and gateway in this many rounds, so drift hits both alike. */
 const ROUNDS = 4;
 
-const TARGET_CPU_MS = 0.25;
-const TARGET_FIRST_BYTE_MS = 1;
+// Issue 16's targets: CPU per request (16 streamed chunks there, fewer here) and added first byte at c=1.
+const TARGET_CPU_MS = 0.2;
+const TARGET_STREAM_CPU_MS = 0.3;
+const TARGET_FIRST_BYTE_MS = 0.5;
 
 function requestBody(stream: boolean): string {
   return JSON.stringify({
@@ -209,15 +211,18 @@ function report(): number {
   lines.push(
     `| CPU per request, non-streaming (c=${CONCURRENCY}) | ${ms(cpuPlain)} ms | < ${TARGET_CPU_MS} ms | ${verdict(cpuPlain, TARGET_CPU_MS)} |`,
   );
-  lines.push(`| CPU per request, streaming (c=${CONCURRENCY}) | ${ms(cpuStream)} ms | — | — |`);
-  lines.push(`| Added latency p50 / p99, non-streaming (c=1) | ${ms(addedPlain.p50)} / ${ms(addedPlain.p99)} ms | — | — |`);
+  lines.push(
+    `| CPU per request, streaming (c=${CONCURRENCY}) | ${ms(cpuStream)} ms | < ${TARGET_STREAM_CPU_MS} ms | ${verdict(cpuStream, TARGET_STREAM_CPU_MS)} |`,
+  );
+  // A whole non-streamed answer is its first byte and more: held to the first-byte target.
+  lines.push(
+    `| Added latency p50 / p99, non-streaming (c=1) | ${ms(addedPlain.p50)} / ${ms(addedPlain.p99)} ms | p50 < ${TARGET_FIRST_BYTE_MS} ms | ${verdict(addedPlain.p50, TARGET_FIRST_BYTE_MS)} |`,
+  );
   lines.push(`| Added latency p50 / p99, streaming, whole stream (c=1) | ${ms(addedStream.p50)} / ${ms(addedStream.p99)} ms | — | — |`);
   lines.push(
     `| Added time to first streamed byte p50 (c=1) | ${ms(addedFirstByte.p50)} ms | < ${TARGET_FIRST_BYTE_MS} ms | ${verdict(addedFirstByte.p50, TARGET_FIRST_BYTE_MS)} |`,
   );
-  lines.push(
-    `| Added time to first streamed byte p99 (c=1) | ${ms(addedFirstByte.p99)} ms | < ${TARGET_FIRST_BYTE_MS} ms | ${verdict(addedFirstByte.p99, TARGET_FIRST_BYTE_MS)} |`,
-  );
+  lines.push(`| Added time to first streamed byte p99 (c=1) | ${ms(addedFirstByte.p99)} ms | — | — |`);
   lines.push('');
   lines.push(
     'Gateway CPU/req: user + system time of the gateway process (all threads, from /proc) during the measured phase, divided by its requests. ' +
