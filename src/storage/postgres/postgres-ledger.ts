@@ -217,6 +217,8 @@ export function createPostgresLedger(database: PostgresDatabase) {
         const adopted = new Set(journaled ? await journaled.adoptAbandoned(abandoned) : []);
         const rows = abandoned.filter((id) => !adopted.has(id));
         if (rows.length > 0) await database.rows(statements.detachHolds(rows));
+        // A row's entry, if its journal write was tried, goes too.
+        for (const id of rows) journaled?.settled(id);
         leases.forget(abandoned);
       }
       await leases.renewAll(expiresAt);
