@@ -131,6 +131,35 @@ if (missing !== null) {
       await assertBooksBalance();
     });
 
+    test('a key with a daily limit far from it: its holds go into key leases on every process, its day and the books exact', async () => {
+      await store.addFunds(DEFAULT_ACCOUNT_ID, worst * 100_000, 'test');
+      const day = new Date().toISOString().slice(0, 10);
+      // Room for 16 key leases of 256 worst cases, and then some.
+      const limited = await issueApiKey(store, { name: 'roomy', dailyLimitNano: worst * 20_000 });
+      const balanceBefore = await store.getBalance(DEFAULT_ACCOUNT_ID);
+      scriptReplies(300, 1_500);
+      const pending = Promise.all(Array.from({ length: 300 }, (_, index) => post(gateways[index % gateways.length]!, limited.key)));
+      let keyLeases = 0;
+      for (let tries = 0; keyLeases < gateways.length && tries < 100; tries++) {
+        await sleep(20);
+        const { rows } = await admin.query<{ n: number }>('SELECT count(DISTINCT owner)::int AS n FROM balance_leases WHERE key_id = $1', [
+          limited.record.id,
+        ]);
+        keyLeases = rows[0]!.n;
+      }
+      assert.equal(keyLeases, gateways.length, 'a key lease on every process');
+      const results = await pending;
+      assert.ok(
+        results.every((result) => result.status === 200),
+        'all served',
+      );
+      const receipts = await receiptsOf([limited.record.id]);
+      assert.equal(receipts.count, 300);
+      assert.equal(balanceBefore - (await store.getBalance(DEFAULT_ACCOUNT_ID)), receipts.cost, 'receipts equal the balance change, to the nano');
+      assert.deepEqual(await store.keyDaySpend(limited.record.id, day), { chargedNano: receipts.cost, heldNano: 0 }, "the key's day, to the nano");
+      await assertBooksBalance();
+    });
+
     test('the balance: exactly what it covers is served, never overdrawn', async () => {
       // An account of its own, holding exactly 75.5 worst cases.
       const account = 'acct_exact_balance';
