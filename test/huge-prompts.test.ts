@@ -88,6 +88,9 @@ describe('a 5 MiB prompt of any content is decided on bounds, and other keys do 
       }
       assert.equal(vast.status, 200, JSON.stringify(vast.body));
       assert.equal(vast.body.usage.prompt_tokens, 1_000_000, "the provider's count is charged");
+      // Parsed on the body thread and written upstream in pieces, the prompt arrives as it was sent.
+      const forwarded = harness.fake.requests.findLast((request) => (request.body as any)?.model === 'vast');
+      assert.ok((forwarded?.body as any)?.messages.at(-1).content === content, 'the provider received the prompt as sent');
       // The bounds decide, or a count that stops once past the context: never the whole prompt
       // (the tokenizer's merge step on a 5 MiB run took minutes). Times and the event loop's
       // longest stall are reported above; their targets are measured by `npm run bench:huge`.
