@@ -4,8 +4,8 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { SseWriter } from './sse-writer.ts';
 
-/** A server whose one response is written by `serve`; resolves with the raw body a client read. */
-async function exchange(serve: (writer: SseWriter) => Promise<void>, readDelayMs = 0): Promise<string> {
+/** A server whose one response is written by `serve`; resolves with the raw body a client read, from when `reading` settles. */
+async function exchange(serve: (writer: SseWriter) => Promise<void>, reading: Promise<unknown> = Promise.resolve()): Promise<string> {
   const server = http.createServer((_request, response) => {
     const writer = new SseWriter(response);
     writer.open({ 'x-test': 'yes' });
@@ -20,7 +20,7 @@ async function exchange(serve: (writer: SseWriter) => Promise<void>, readDelayMs
         assert.equal(response.headers['x-test'], 'yes');
         const pieces: Buffer[] = [];
         response.pause();
-        setTimeout(() => response.resume(), readDelayMs);
+        void reading.then(() => response.resume());
         response.on('data', (piece: Buffer) => pieces.push(piece));
         response.on('end', () => resolve(Buffer.concat(pieces).toString('utf8')));
         response.on('error', reject);
@@ -46,20 +46,26 @@ test('events written in one tick, in later ticks and at the end all arrive in or
 });
 
 test('a client slower than the writer gets a promise of the drain, and every byte once it reads', async () => {
-  const event = `data: ${'x'.repeat(64 * 1024)}\n\n`;
+  const event = `data: ${'x'.repeat(256 * 1024)}\n\n`;
   let waited = 0;
+  // The client reads once the writer first waits for it (or, failing that, has written everything):
+  // 16 MiB is more than the loopback socket's buffers take while nobody reads.
+  let firstWait!: () => void;
+  const waiting = new Promise<void>((resolve) => (firstWait = resolve));
   const body = await exchange(async (writer) => {
     for (let index = 0; index < 64; index++) {
       const drained = writer.write(event);
       if (drained) {
         waited++;
+        firstWait();
         await drained;
       }
       // One event per tick, as a stream whose upstream reads carry one event each.
       await new Promise((resolve) => setImmediate(resolve));
     }
+    firstWait();
     writer.end();
-  }, 50);
+  }, waiting);
   assert.ok(waited > 0, 'the writer waited for the client at least once');
   assert.equal(body.length, event.length * 64);
 });
