@@ -10,8 +10,7 @@ import { type BatchedWrite, PostgresGroupCommit } from './postgres-group-commit.
 import { JournaledHolds } from './postgres-hold-journal.ts';
 import { holdFromRow, holdToRow, receiptToRow, type HoldRow } from '../row-mapping.ts';
 import { statements } from './statements.ts';
-
-const TOUCH_INTERVAL_MS = 5_000;
+import { KeyTouches } from '../key-touches.ts';
 
 interface DecisionRow {
   placed: boolean;
@@ -56,16 +55,7 @@ export function createPostgresLedger(database: PostgresDatabase) {
     return row!.results[0]!;
   };
 
-  // "Last used" is for people: a write per key every few seconds is plenty, not one per request.
-  const lastTouched = new Map<string, string>();
-  function shouldTouch(keyId: string, at: string): boolean {
-    const previous = lastTouched.get(keyId);
-    return previous === undefined || at < previous || Date.parse(at) - Date.parse(previous) >= TOUCH_INTERVAL_MS;
-  }
-  function touched(keyId: string, at: string): void {
-    const previous = lastTouched.get(keyId);
-    if (previous === undefined || at > previous) lastTouched.set(keyId, at);
-  }
+  const touches = new KeyTouches();
 
   /**
    * On a transaction's client when given, else in this process's next batch. Returns the
@@ -73,7 +63,7 @@ export function createPostgresLedger(database: PostgresDatabase) {
    * and charges nothing and returns the createdAt stored the first time.
    */
   async function recordReceipt(receipt: ReceiptRecord, client?: pg.PoolClient): Promise<string> {
-    const touch = shouldTouch(receipt.keyId, receipt.createdAt);
+    const touch = touches.claim(receipt.keyId, receipt.createdAt);
     const alone = async () => (await database.first<{ created_ns: string }>(statements.recordReceipt(receipt, touch), client))!.created_ns;
     const leaseId = client ? null : leases.leaseOf(receipt.id);
     let createdNs: string;
@@ -87,7 +77,6 @@ export function createPostgresLedger(database: PostgresDatabase) {
       leases.settled(receipt.id, receipt.costNano);
     }
     if (!client) journaled?.settled(receipt.id);
-    if (touch) touched(receipt.keyId, receipt.createdAt);
     return formatInstantNanos(BigInt(createdNs));
   }
 

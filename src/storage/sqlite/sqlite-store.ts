@@ -5,6 +5,7 @@ import { formatInstantNanos } from '../../lib/instant-nanos.ts';
 import { formatUsd } from '../../lib/money.ts';
 import type { ApiKeyRecord, AuditEntry, ReceiptRecord } from '../records.ts';
 import type { ReceiptPage, Store } from '../store.ts';
+import { KeyTouches } from '../key-touches.ts';
 import { startCheckpointWorker } from './checkpoint-worker.ts';
 import { keyCreatedDetail } from '../console-storage.ts';
 import { applyMigrations } from './migrations.ts';
@@ -48,8 +49,6 @@ function openDatabase(path: string): Database.Database {
   return db;
 }
 
-const TOUCH_INTERVAL_MS = 5_000;
-
 /** A Store on a SQLite file (created with its directory when missing) or ":memory:". */
 export function createSqliteStore(path: string): Store {
   const db = openDatabase(path);
@@ -78,13 +77,9 @@ export function createSqliteStore(path: string): Store {
     dataVersion = undefined;
   };
 
-  // "Last used" is for people: a write per key every few seconds is plenty, not one per request.
-  const lastTouched = new Map<string, string>();
+  const touches = new KeyTouches();
   function touchKey(keyId: string, at: string): void {
-    const previous = lastTouched.get(keyId);
-    if (previous !== undefined && at >= previous && Date.parse(at) - Date.parse(previous) < TOUCH_INTERVAL_MS) return;
-    sql().touchKey.run({ id: keyId, at });
-    if (previous === undefined || at > previous) lastTouched.set(keyId, at);
+    if (touches.claim(keyId, at)) sql().touchKey.run({ id: keyId, at });
   }
 
   /** Inserts the receipt at the first free created_ns from its createdAt up (receipt-order.ts); returns its createdAt as stored. */
