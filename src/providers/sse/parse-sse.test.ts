@@ -25,6 +25,11 @@ test('handles \\r\\n and bare \\r line endings', async () => {
   ]);
 });
 
+test('splits lines where \\n and \\r endings alternate within one chunk', async () => {
+  const events = await collect(['data: 1\n\ndata: 2\r\rdata: 3\r\n\r\ndata: 4\n\r\n']);
+  assert.deepEqual(events, [{ data: '1' }, { data: '2' }, { data: '3' }, { data: '4' }]);
+});
+
 test('joins multi-line data with \\n and keeps only one leading space off the value', async () => {
   const events = await collect(['data: first\ndata:  second\ndata:third\n\n']);
   assert.deepEqual(events, [{ data: 'first\n second\nthird' }]);

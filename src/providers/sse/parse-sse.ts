@@ -74,16 +74,20 @@ class LineSplitter {
     if (this.previousEndedWithCarriageReturn && text.startsWith('\n')) start = 1;
     if (text.length > 0) this.previousEndedWithCarriageReturn = false;
     const lines: string[] = [];
-    for (let index = start; index < text.length; index++) {
-      const character = text[index];
-      if (character !== '\n' && character !== '\r') continue;
-      lines.push(this.pending + text.slice(start, index));
+    // Found with indexOf, not character by character: most providers end lines with \n alone.
+    let lineFeed = text.indexOf('\n', start);
+    let carriageReturn = text.indexOf('\r', start);
+    while (lineFeed !== -1 || carriageReturn !== -1) {
+      let end = carriageReturn === -1 || (lineFeed !== -1 && lineFeed < carriageReturn) ? lineFeed : carriageReturn;
+      lines.push(this.pending + text.slice(start, end));
       this.pending = '';
-      if (character === '\r') {
-        if (index + 1 === text.length) this.previousEndedWithCarriageReturn = true;
-        else if (text[index + 1] === '\n') index++;
+      if (end === carriageReturn) {
+        if (end + 1 === text.length) this.previousEndedWithCarriageReturn = true;
+        else if (text.charCodeAt(end + 1) === 10) end++;
       }
-      start = index + 1;
+      start = end + 1;
+      if (lineFeed !== -1 && lineFeed < start) lineFeed = text.indexOf('\n', start);
+      if (carriageReturn !== -1 && carriageReturn < start) carriageReturn = text.indexOf('\r', start);
     }
     this.pending += text.slice(start);
     return lines;
@@ -101,8 +105,8 @@ class EventBuilder {
     if (line.startsWith(':')) return undefined;
     const colon = line.indexOf(':');
     const field = colon === -1 ? line : line.slice(0, colon);
-    let value = colon === -1 ? '' : line.slice(colon + 1);
-    if (value.startsWith(' ')) value = value.slice(1);
+    // One leading space is not part of the value.
+    const value = colon === -1 ? '' : line.slice(line.charCodeAt(colon + 1) === 32 ? colon + 2 : colon + 1);
     if (field === 'data') this.dataLines.push(value);
     else if (field === 'event') this.eventName = value;
     else if (field === 'id' && !value.includes('\0')) this.lastId = value;
