@@ -7,14 +7,39 @@ type Runner = pg.Pool | pg.PoolClient;
 // undefined_table, undefined_function: the schema was never created here.
 const MISSING_SCHEMA_CODES = new Set(['42P01', '42883']);
 
-/** The pool, plus the two ways the store talks through it: one statement, or a transaction. */
+/**
+ * The pool, plus the two ways the store talks through it: one statement, or a transaction. And a
+ * second, small pool whose commits do not wait for the WAL flush (synchronous_commit off), for
+ * settlements only (`settle`): what they committed is visible to every session at once, and on
+ * disk a few milliseconds later, which `flushed` confirms (postgres-durability.ts).
+ */
 export class PostgresDatabase {
   readonly pool: pg.Pool;
+  private readonly settlements: pg.Pool;
   private readonly location: string;
 
   constructor(url: string) {
     this.pool = createPool(url);
+    // One batch of settlements is out at a time (postgres-group-commit.ts); the second is for a renewal's turn.
+    this.settlements = createPool(url, { max: 2, flushLater: true });
     this.location = redactedUrl(url);
+  }
+
+  /** One settlement statement, committed without waiting for the WAL flush. */
+  async settle<Row extends pg.QueryResultRow>(statement: Statement): Promise<Row | undefined> {
+    return this.first<Row>(statement, this.settlements);
+  }
+
+  /**
+   * Resolves once every commit that returned before this call is on disk: a transaction with an
+   * id of its own commits synchronously, and its flush takes the WAL before it along.
+   */
+  async flushed(): Promise<void> {
+    await this.rows({ name: 'gateway_flush_barrier', text: 'SELECT pg_current_xact_id()::text AS xid', values: [] });
+  }
+
+  async end(): Promise<void> {
+    await Promise.all([this.pool.end(), this.settlements.end()]);
   }
 
   /** One statement, on the pool (a round trip of its own) or on a transaction's client. */

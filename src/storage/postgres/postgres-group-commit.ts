@@ -9,6 +9,8 @@ export interface BatchedWrite<T> {
   fromBatch(result: Record<string, unknown>): T;
   /** Runs it alone (its own statement, its own transaction). */
   alone(): Promise<T>;
+  /** A settlement: its batch may commit without waiting for the WAL flush when every write of it may (postgres-durability.ts). */
+  flushLater?: boolean;
 }
 
 interface Queued {
@@ -47,6 +49,9 @@ const MAX_BATCHES_IN_FLIGHT = 1;
  *   after its hold resolved, so it never overtakes it.
  * - Exclusive work (renewing a balance lease) runs with no batch of this process out, so every
  *   write it follows has committed and been answered, and none commits while it runs.
+ * - A batch of settlements only commits without waiting for the WAL flush (postgres-durability.ts
+ *   says what is kept); a batch with a hold in it waits for the flush, as a hold must be on disk
+ *   before the provider is called.
  */
 export class PostgresGroupCommit {
   private queued: Queued[] = [];
@@ -55,7 +60,7 @@ export class PostgresGroupCommit {
   /** Batches sent and writes in them, for the bench's per-request database work. */
   readonly stats = { batches: 0, writes: 0, fallbacks: 0 };
 
-  constructor(private readonly send: (statement: Statement) => Promise<Array<Record<string, unknown>>>) {}
+  constructor(private readonly send: (statement: Statement, flushLater: boolean) => Promise<Array<Record<string, unknown>>>) {}
 
   run<T>(write: BatchedWrite<T>): Promise<T> {
     return new Promise<T>((resolve, reject) => {
@@ -100,16 +105,19 @@ export class PostgresGroupCommit {
     this.stats.writes += batch.length;
     let results: Array<Record<string, unknown>>;
     try {
-      results = await this.send({
-        name: 'gateway_apply_batch',
-        text: 'SELECT gateway_apply_batch($1::jsonb) AS results',
-        values: [
-          JSON.stringify(
-            batch.map((queued) => queued.write.json),
-            withoutNul,
-          ),
-        ],
-      });
+      results = await this.send(
+        {
+          name: 'gateway_apply_batch',
+          text: 'SELECT gateway_apply_batch($1::jsonb) AS results',
+          values: [
+            JSON.stringify(
+              batch.map((queued) => queued.write.json),
+              withoutNul,
+            ),
+          ],
+        },
+        batch.every((queued) => queued.write.flushLater === true),
+      );
     } catch {
       this.stats.fallbacks++;
       // Alone, in order: a settlement still follows the hold it releases.

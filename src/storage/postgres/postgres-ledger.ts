@@ -6,6 +6,7 @@ import type { AccountSummary, HoldDecision, HoldRecord, HoldRefusal, ReceiptReco
 import type { HoldJournal } from '../store.ts';
 import type { PostgresDatabase } from './postgres-database.ts';
 import { BalanceLeases } from './postgres-balance-leases.ts';
+import { FlushBarrier } from './postgres-durability.ts';
 import { type BatchedWrite, PostgresGroupCommit } from './postgres-group-commit.ts';
 import { JournaledHolds } from './postgres-hold-journal.ts';
 import { holdFromRow, holdToRow, receiptToRow, type HoldRow } from '../row-mapping.ts';
@@ -36,10 +37,16 @@ interface SummaryRow {
  * once per batch (gateway_apply_batch, migration 12).
  */
 export function createPostgresLedger(database: PostgresDatabase) {
-  const groupCommit = new PostgresGroupCommit(async (statement) => {
-    const row = await database.first<{ results: Array<Record<string, unknown>> }>(statement);
+  const groupCommit = new PostgresGroupCommit(async (statement, flushLater) => {
+    type Results = { results: Array<Record<string, unknown>> };
+    const row = flushLater ? await database.settle<Results>(statement) : await database.first<Results>(statement);
     return row!.results;
   });
+  // Settlements commit before their flush; their journal entries go once it is confirmed (postgres-durability.ts).
+  const barrier = new FlushBarrier(() => database.flushed());
+  /** Settlements whose flush could not be confirmed and that could not be settled again yet. */
+  const unflushed = new Map<string, ReceiptRecord>();
+  const confirming = new Set<Promise<void>>();
   const leases = new BalanceLeases(
     async (request) => {
       const row = (await database.first<{ lease_id: string | null; granted_nano: number; charged_nano: number }>(statements.renewLease(request)))!;
@@ -64,7 +71,11 @@ export function createPostgresLedger(database: PostgresDatabase) {
    */
   async function recordReceipt(receipt: ReceiptRecord, client?: pg.PoolClient): Promise<string> {
     const touch = touches.claim(receipt.keyId, receipt.createdAt);
-    const alone = async () => (await database.first<{ created_ns: string }>(statements.recordReceipt(receipt, touch), client))!.created_ns;
+    // On a transaction's client it commits with that transaction; else without waiting for the flush.
+    const alone = async () =>
+      (client
+        ? await database.first<{ created_ns: string }>(statements.recordReceipt(receipt, touch), client)
+        : await database.settle<{ created_ns: string }>(statements.recordReceipt(receipt, touch)))!.created_ns;
     const leaseId = client ? null : leases.leaseOf(receipt.id);
     let createdNs: string;
     if (client) createdNs = await alone();
@@ -72,12 +83,44 @@ export function createPostgresLedger(database: PostgresDatabase) {
     else {
       const json = { ...receiptJson(receipt, touch), lease_id: leaseId };
       const leaseAlone = async () =>
-        (await database.first<{ created_ns: string }>(statements.recordLeaseReceipt(receipt, touch, leaseId)))!.created_ns;
-      createdNs = await groupCommit.run({ json, fromBatch: createdNsOf, alone: leaseAlone });
+        (await database.settle<{ created_ns: string }>(statements.recordLeaseReceipt(receipt, touch, leaseId)))!.created_ns;
+      createdNs = await groupCommit.run({ json, fromBatch: createdNsOf, alone: leaseAlone, flushLater: true });
       leases.settled(receipt.id, receipt.costNano);
     }
-    if (!client) journaled?.settled(receipt.id);
+    if (!client) confirm(receipt);
     return formatInstantNanos(BigInt(createdNs));
+  }
+
+  /** Once the settlement of `receipt` is on disk its journal entry goes; if that cannot be confirmed, it is settled again. */
+  function confirm(receipt: ReceiptRecord): void {
+    const confirmed = barrier
+      .flushed()
+      .then(
+        () => flushedOut(receipt.id),
+        () => settleAgain(receipt),
+      )
+      .finally(() => confirming.delete(confirmed));
+    confirming.add(confirmed);
+  }
+
+  function flushedOut(receiptId: string): void {
+    unflushed.delete(receiptId);
+    journaled?.settled(receiptId);
+  }
+
+  /**
+   * Synchronously and idempotently: a receipt whose commit survived is found and nothing more is
+   * written; one lost with the server is written and charged now (to the account, as any charge
+   * outside a lease). Failing, it stays in `unflushed` and is tried again at the next sweep.
+   */
+  async function settleAgain(receipt: ReceiptRecord): Promise<void> {
+    try {
+      await database.first(statements.recordReceipt(receipt, false));
+      flushedOut(receipt.id);
+    } catch {
+      // Tried again at the next sweep (extendHolds); its journal entry stays, for a survivor should this process die.
+      unflushed.set(receipt.id, receipt);
+    }
   }
 
   /**
@@ -166,7 +209,10 @@ export function createPostgresLedger(database: PostgresDatabase) {
     });
   }
 
-  /** Journal entries that `matches` and have no row (one adopted meanwhile is counted once, as its row). */
+  /**
+   * Journal entries that `matches` and have no row (one adopted meanwhile is counted once, as its
+   * row) and no receipt (settled, its entry removed once the commit is flushed).
+   */
   async function journaledWithoutRow(matches: (entry: Record<string, unknown>) => boolean) {
     // A journal that cannot answer leaves its holds out of these figures rather than fail them.
     const entries = journaled ? await journaled.holdsWhere(matches).catch(() => []) : [];
@@ -198,6 +244,8 @@ export function createPostgresLedger(database: PostgresDatabase) {
     setMonthlyBudget,
     accountSummary,
     async extendHolds(owner: string, ids: readonly string[], expiresAt: string): Promise<void> {
+      // Settlements whose flush could not be confirmed and not yet settled again (the server was away).
+      for (const receipt of [...unflushed.values()]) await settleAgain(receipt);
       if (ids.length > 0) await database.rows(statements.extendHolds(owner, ids, expiresAt));
       // Rewritten even when Redis kept them: cheap, and it brings back what a restart lost.
       await journaled?.refresh(owner, ids, expiresAt).catch(() => undefined);
@@ -215,14 +263,15 @@ export function createPostgresLedger(database: PostgresDatabase) {
     useHoldJournal(journal: HoldJournal): void {
       journaled = new JournaledHolds(journal, database, leases);
     },
-    /** Hands this process's leases back (store close, after the requests drained). */
-    handBackLeases: () => leases.handBack(new Date(Date.now() + 60_000).toISOString()),
+    /** Hands this process's leases back (store close, after the requests drained and their flushes were confirmed). */
+    async handBackLeases(): Promise<void> {
+      await Promise.allSettled([...confirming]);
+      await leases.handBack(new Date(Date.now() + 60_000).toISOString());
+    },
     async listHolds(accountId: string): Promise<HoldRecord[]> {
       const rows = await database.rows<HoldRow>(statements.holdsOfAccount(accountId));
       if (journaled) {
-        const ids = new Set(rows.map((row) => row.id));
-        const entries = await journaled.holdsWhere((row) => row.account_id === accountId).catch(() => []);
-        for (const entry of entries) if (!ids.has(entry.id)) rows.push(entry as unknown as HoldRow);
+        for (const entry of await journaledWithoutRow((row) => row.account_id === accountId)) rows.push(entry as unknown as HoldRow);
         rows.sort((a, b) => Date.parse(String(a.created_at)) - Date.parse(String(b.created_at)) || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
       }
       return rows.map(holdFromRow);

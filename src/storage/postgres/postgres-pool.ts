@@ -38,8 +38,14 @@ export interface PoolSettings {
   max: number;
 }
 
+/** What a pool's sessions differ in from the URL's: `flushLater` commits without waiting for the WAL flush (synchronous_commit off). */
+export interface PoolOptions {
+  max?: number;
+  flushLater?: boolean;
+}
+
 /** Reads and removes our own `pool_max` parameter; the rest of the URL goes to pg as it is. */
-export function poolSettings(url: string): PoolSettings {
+export function poolSettings(url: string, options: PoolOptions = {}): PoolSettings {
   let parsed: URL;
   try {
     parsed = new URL(url);
@@ -55,14 +61,15 @@ export function poolSettings(url: string): PoolSettings {
   if (!Number.isSafeInteger(max) || max < 1) throw new Error(`pool_max in DATABASE_URL must be a positive integer, got "${poolMax}"`);
   // pg parses timestamps only in the ISO DateStyle; a server or role default of another style
   // is overridden at connection start (a later -c wins), costing no round trip.
-  const options = parsed.searchParams.get('options');
-  parsed.searchParams.set('options', options ? `${options} -c DateStyle=ISO` : '-c DateStyle=ISO');
-  return { connectionString: parsed.href, max };
+  const settings = options.flushLater ? '-c DateStyle=ISO -c synchronous_commit=off' : '-c DateStyle=ISO';
+  const given = parsed.searchParams.get('options');
+  parsed.searchParams.set('options', given ? `${given} ${settings}` : settings);
+  return { connectionString: parsed.href, max: options.max ?? max };
 }
 
-/** The URL without its password, for messages. */
-export function createPool(url: string): pg.Pool {
-  const { connectionString, max } = poolSettings(url);
+/** A pool on `url`, with this adapter's type parsers. */
+export function createPool(url: string, options: PoolOptions = {}): pg.Pool {
+  const { connectionString, max } = poolSettings(url, options);
   const pool = new pg.Pool({ connectionString, max, types: gatewayTypes, application_name: 'model-gateway' });
   // An idle connection that breaks (server restart) is dropped by the pool; the next query
   // opens a new one. Without a listener the 'error' event would end the process.

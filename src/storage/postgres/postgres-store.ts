@@ -209,7 +209,7 @@ export function createPostgresStore(url: string): Store {
       return (closing ??= ledger
         .handBackLeases()
         .catch(() => undefined)
-        .then(() => database.pool.end()));
+        .then(() => database.end()));
     },
   };
 }

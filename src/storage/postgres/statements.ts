@@ -197,7 +197,11 @@ export const statements = {
     named('adopt_holds', 'SELECT gateway_adopt_holds($1::jsonb)', [jsonParameter(holds)]),
   /** Which of these leases still exist. */
   leasesThere: (ids: readonly string[]) => named('leases_there', 'SELECT id FROM balance_leases WHERE id = ANY($1::text[])', [ids]),
-  holdsThere: (ids: readonly string[]) => named('holds_there', 'SELECT id FROM holds WHERE id = ANY($1::text[])', [ids]),
+  /** Of these journal entries, those with a hold row (adopted) or a receipt (settled; the entry goes once its commit is flushed). */
+  holdsThere: (ids: readonly string[]) =>
+    named('holds_or_receipts_there', 'SELECT id FROM holds WHERE id = ANY($1::text[]) UNION SELECT id FROM receipts WHERE id = ANY($1::text[])', [
+      ids,
+    ]),
   ledgerIdentity: () => named('ledger_identity', 'SELECT id FROM ledger_identity', []),
   /** Take, top up, renew, shrink or hand back a balance lease (migration 12). */
   renewLease: (lease: LeaseRenewal) =>
