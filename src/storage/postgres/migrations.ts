@@ -2015,6 +2015,16 @@ export const migrations: readonly Migration[] = [
       $$;
     `,
   },
+  {
+    version: 19,
+    name: 'the batch function plans its statements once per connection',
+    sql: `
+      -- Its statements take the batch as a parameter, and PostgreSQL kept planning them for each
+      -- call (a custom plan judged cheaper than the generic one): a batch of one settlement took
+      -- 1.0 ms, 0.5 ms with the generic plans (measured on this schema, 69,000 receipts).
+      ALTER FUNCTION gateway_apply_batch(jsonb) SET plan_cache_mode = force_generic_plan;
+    `,
+  },
 ];
 
 /**
