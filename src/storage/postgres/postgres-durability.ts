@@ -24,13 +24,23 @@
  * before the provider is called (postgres-group-commit.ts sends a batch with any hold in it
  * synchronously).
  */
+/**
+ * A flush is started this long after the first settlement waiting for it: under load it then
+ * covers several batches (one barrier transaction and one journal removal for all of them, not
+ * one per batch); nobody waits for it but the journal entries.
+ */
+const FLUSH_DELAY_MS = 5;
+
 export class FlushBarrier {
   /** Callers waiting for a flush not yet started: it starts after they called, so it covers their commits. */
   private waiting: { promise: Promise<void>; resolve: () => void; reject: (error: unknown) => void } | null = null;
   private running = false;
   private scheduled = false;
 
-  constructor(private readonly flush: () => Promise<void>) {}
+  constructor(
+    private readonly flush: () => Promise<void>,
+    private readonly delayMs = FLUSH_DELAY_MS,
+  ) {}
 
   /** Resolves once every commit that returned before this call is on disk; rejects when that could not be confirmed. */
   flushed(): Promise<void> {
@@ -47,14 +57,14 @@ export class FlushBarrier {
     return this.waiting.promise;
   }
 
-  /** On the next turn of the event loop, so the settlements of one batch share one flush. */
+  /** FLUSH_DELAY_MS on, so the settlements of several batches share one flush. */
   private schedule(): void {
     if (this.running || this.scheduled || !this.waiting) return;
     this.scheduled = true;
-    setImmediate(() => {
+    setTimeout(() => {
       this.scheduled = false;
       this.start();
-    });
+    }, this.delayMs);
   }
 
   private start(): void {
