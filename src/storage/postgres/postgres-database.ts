@@ -17,6 +17,8 @@ export class PostgresDatabase {
   readonly pool: pg.Pool;
   private readonly settlements: pg.Pool;
   private readonly location: string;
+  /** The server's start time at the last flush barrier. */
+  private serverStartedAt: string | undefined;
 
   constructor(url: string) {
     this.pool = createPool(url);
@@ -32,10 +34,20 @@ export class PostgresDatabase {
 
   /**
    * Resolves once every commit that returned before this call is on disk: a transaction with an
-   * id of its own commits synchronously, and its flush takes the WAL before it along.
+   * id of its own commits synchronously, and its flush takes the WAL before it along. Rejects when
+   * the server restarted since the last barrier (on a new connection the barrier would pass, yet
+   * commits not flushed before the restart are gone).
    */
   async flushed(): Promise<void> {
-    await this.rows({ name: 'gateway_flush_barrier', text: 'SELECT pg_current_xact_id()::text AS xid', values: [] });
+    const row = await this.first<{ started: string }>({
+      name: 'gateway_flush_barrier',
+      text: 'SELECT pg_current_xact_id()::text AS xid, pg_postmaster_start_time()::text AS started',
+      values: [],
+    });
+    const previous = this.serverStartedAt;
+    this.serverStartedAt = row!.started;
+    if (previous !== undefined && previous !== row!.started)
+      throw new Error('the database server restarted: commits since the last flush may be lost');
   }
 
   async end(): Promise<void> {

@@ -15,7 +15,9 @@
  *   once its commit is confirmed on disk. A commit lost with the server is settled again from this
  *   process, synchronously (settling is idempotent: one receipt, one charge whether or not the
  *   first commit survived); and if this process dies too, the journal entry is still there for a
- *   survivor, who charges the request's estimate as for any process that died mid-request.
+ *   survivor, who charges the request's estimate as for any process that died mid-request. A
+ *   barrier that finds the server restarted since the last one counts as failed (on a new
+ *   connection it would pass while commits made before the restart are gone).
  * - No overspend in the window: the receipt and its charge commit together or are lost together,
  *   and a charge lost and settled again goes to the account as any charge outside a lease, while
  *   the lease keeps reserving its room until its next renewal reads the lease back.
