@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { once } from 'node:events';
 import { createServer, request } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { PassThrough } from 'node:stream';
+import { PassThrough, Writable } from 'node:stream';
 import { test } from 'node:test';
 import { endWithPieces, jsonPieces } from './json-pieces.ts';
 
@@ -71,4 +71,22 @@ test('over HTTP with its content-length, the server reads the whole body; a dest
   } finally {
     server.close();
   }
+});
+
+test('pieces are written one per turn of the event loop, even to a stream that takes each write at once', async () => {
+  // A sink that completes every write on the next tick, as a socket does when the kernel took the bytes at once:
+  // each write fills it past its mark, and drain follows before any timer or I/O could run.
+  const sink = new Writable({ highWaterMark: 1024, write: (_chunk, _encoding, done) => process.nextTick(done) });
+  const pieces = Array.from({ length: 50 }, () => Buffer.alloc(4096, 'x'));
+  let turns = 0;
+  let counting = true;
+  const count = () => {
+    turns++;
+    if (counting) setImmediate(count);
+  };
+  setImmediate(count);
+  await Promise.all([endWithPieces(sink, pieces), once(sink, 'finish')]);
+  counting = false;
+  // Other work (a timer here, another request in the gateway) ran between the pieces, not only after the last.
+  assert.ok(turns >= pieces.length / 2, `the event loop turned ${turns} times for ${pieces.length} pieces`);
 });

@@ -1,4 +1,3 @@
-import { once } from 'node:events';
 import type { Writable } from 'node:stream';
 import { setImmediate as nextTurn } from 'node:timers/promises';
 
@@ -108,9 +107,10 @@ function* stringParts(text: string): Generator<string> {
 
 /**
  * Writes the pieces to `stream` and ends it. One piece goes in one write; more (a prompt of
- * megabytes) one at a time, giving the event loop back between them, so that encoding them does
- * not hold it either. Stops early when the stream is destroyed or fails (the stream reports why);
- * never rejects.
+ * megabytes) one at a time, giving the event loop back after each: a socket that takes a write at
+ * once emits `drain` on the next tick, so waiting for `drain` alone would write every piece in
+ * one turn of the event loop. Stops early when the stream is destroyed or fails (the stream
+ * reports why); never rejects.
  */
 export async function endWithPieces(stream: Writable, pieces: ReadonlyArray<string | Buffer>): Promise<void> {
   if (pieces.length === 1) {
@@ -119,21 +119,23 @@ export async function endWithPieces(stream: Writable, pieces: ReadonlyArray<stri
   }
   for (const piece of pieces) {
     if (stream.destroyed) return;
-    if (stream.write(piece)) await nextTurn();
-    else if (!(await drainOrClose(stream))) return;
+    if (!stream.write(piece) && !(await drainOrClose(stream))) return;
+    await nextTurn();
   }
   if (!stream.destroyed) stream.end();
 }
 
-/** Waits for `drain` (or `close`); false when the stream failed meanwhile (its error listeners report it). */
-async function drainOrClose(stream: Writable): Promise<boolean> {
-  const done = new AbortController();
-  try {
-    await Promise.race([once(stream, 'drain', { signal: done.signal }), once(stream, 'close', { signal: done.signal })]);
-    return true;
-  } catch {
-    return false;
-  } finally {
-    done.abort();
-  }
+/** Waits for `drain`; false when the stream closed first (a failure, which its error listeners report). */
+function drainOrClose(stream: Writable): Promise<boolean> {
+  return new Promise((resolve) => {
+    const drained = () => {
+      stream.off('close', closed);
+      resolve(true);
+    };
+    const closed = () => {
+      stream.off('drain', drained);
+      resolve(false);
+    };
+    stream.once('drain', drained).once('close', closed);
+  });
 }
