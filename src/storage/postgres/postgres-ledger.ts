@@ -311,5 +311,5 @@ function decisionOf(result: Record<string, unknown>): HoldDecision {
 }
 
 function receiptWrite(receipt: ReceiptRecord, touchKey: boolean, alone: () => Promise<string>): BatchedWrite<string> {
-  return { json: receiptJson(receipt, touchKey), fromBatch: createdNsOf, alone };
+  return { json: receiptJson(receipt, touchKey), fromBatch: createdNsOf, alone, flushLater: true };
 }

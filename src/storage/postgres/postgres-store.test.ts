@@ -4,13 +4,14 @@ import { after, describe, test } from 'node:test';
 import pg from 'pg';
 import { racingAddress, runConsoleStoreContract, sampleNonce } from '../console-store-contract.ts';
 import { runFixStoreContract, sampleFixQuote, sampleFixRun } from '../fix-store-contract.ts';
-import { runLedgerContract, sampleHold } from '../ledger-contract.ts';
+import { createMemoryHoldJournal, runLedgerContract, sampleHold } from '../ledger-contract.ts';
 import { runStoreContract, sampleKey, sampleReceipt } from '../store-contract.ts';
 import { DEFAULT_ACCOUNT_ID, type Store } from '../store.ts';
 import { migrations } from './migrations.ts';
 import { poolSettings, redactedUrl } from './postgres-pool.ts';
 import { createPostgresStore } from './postgres-store.ts';
 import { PG_TEST_URL, postgresUnreachable, reportPostgresUnreachable, urlOnSchema } from '../../../test/helpers/postgres-test-connection.ts';
+import { startTcpProxy } from '../../../test/helpers/tcp-proxy.ts';
 
 const MONTH = '2026-11';
 const DAY = '2026-11-21';
@@ -24,6 +25,9 @@ describe('postgres pool settings', () => {
     const withOptions = new URL(poolSettings('postgres://u@h/db?options=-c%20search_path%3Dgw').connectionString);
     assert.equal(withOptions.searchParams.get('options'), '-c search_path=gw -c DateStyle=ISO');
     assert.equal(poolSettings('postgresql://u@h/db').max, 10);
+    const settlements = new URL(poolSettings('postgres://u@h/db?pool_max=3', { max: 2, flushLater: true }).connectionString);
+    assert.equal(settlements.searchParams.get('options'), '-c DateStyle=ISO -c synchronous_commit=off');
+    assert.equal(poolSettings('postgres://u@h/db?pool_max=3', { max: 2 }).max, 2);
     assert.throws(() => poolSettings('postgres://u@h/db?pool_max=0'), /pool_max/);
     assert.throws(() => poolSettings('postgres://u@h/db?pool_max=many'), /pool_max/);
     assert.throws(() => poolSettings('mysql://u@h/db'), /postgres:\/\//);
@@ -409,6 +413,39 @@ if (unreachable !== null) {
         assert.deepEqual(await store.keyDaySpend(key.id, '2026-11-21'), { chargedNano: 5, heldNano: 0 }, 'a hold-less charge counts on its UTC day');
       } finally {
         await store.close();
+      }
+    });
+
+    test('a settlement whose flush cannot be confirmed is settled again: one receipt, one charge, its journal entry gone', async () => {
+      const schema = await freshSchema();
+      const proxy = await startTcpProxy(Number(new URL(PG_TEST_URL).port || 5432));
+      const url = new URL(urlOnSchema(schema));
+      url.port = String(proxy.port);
+      const store = createPostgresStore(url.href);
+      const journal = createMemoryHoldJournal();
+      try {
+        await store.migrate();
+        store.useHoldJournal?.(journal);
+        await store.insertKey(sampleKey());
+        await store.addFunds(DEFAULT_ACCOUNT_ID, 10_000_000, 'test');
+        assert.deepEqual(
+          await store.placeHold(sampleHold({ id: 'rcpt_unflushed', amountNano: 1_000, expiresAt: '2099-01-01T00:00:00.000Z' }), null),
+          { placed: true },
+        );
+        assert.equal(journal.size(), 1, 'journaled in its lease');
+        const dropped = proxy.dropReplyTo('gateway_flush_barrier');
+        await store.recordReceipt(sampleReceipt({ id: 'rcpt_unflushed', keyId: sampleKey().id, holdNano: 1_000, costNano: 900 }));
+        await dropped;
+        for (let tries = 0; tries < 500 && journal.size() > 0; tries++) await new Promise((resolve) => setTimeout(resolve, 10));
+        assert.equal(journal.size(), 0, 'settled again, then its entry removed');
+        assert.equal((await store.listReceipts(DEFAULT_ACCOUNT_ID, { limit: 10 })).data.length, 1);
+        assert.equal(await store.getBalance(DEFAULT_ACCOUNT_ID), 10_000_000 - 900, 'charged once');
+        const totals = await store.ledgerTotals(DEFAULT_ACCOUNT_ID);
+        assert.equal(totals.funds - totals.charges, 10_000_000 - 900);
+        assert.deepEqual(await store.listHolds(DEFAULT_ACCOUNT_ID), []);
+      } finally {
+        await store.close();
+        await proxy.close();
       }
     });
 
