@@ -34,7 +34,7 @@ import { statements } from './statements.ts';
  * - recordReceipt: its share of a batch: receipt, hold released, its cost added to the lease's
  *   charges (or, outside a lease, to the account's balance and month), the key's day; committed
  *   without waiting for the WAL flush (postgres-durability.ts)
- * - after the answer, per 5 ms of settlements: a flush barrier (one empty synchronous commit)
+ * - after the answer, per 50 ms of settlements: a flush barrier (one empty synchronous commit)
  * - per few hundred requests: a lease renewal (gateway_renew_lease: fold, resize)
  *
  * Per fix run: startFixRun 1 (gateway_start_fix_run; 2 when the quote already ran: the run is
