@@ -143,7 +143,7 @@ async function withLongStrings(body: unknown, longs: LongString[]): Promise<unkn
   for (const { path, bytes, latin1 } of longs) {
     const text = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString(latin1 ? 'latin1' : 'utf16le');
     // The string is a copy: the thread reuses the buffer for the next long string.
-    bodyThread.post({ id: -1, recycle: bytes.buffer }, [bytes.buffer as ArrayBuffer]);
+    bodyThread.post({ recycle: bytes.buffer }, [bytes.buffer as ArrayBuffer]);
     if (path.length === 0) return text;
     let container = body as Record<string | number, unknown>;
     for (const key of path.slice(0, -1)) container = container[key] as Record<string | number, unknown>;

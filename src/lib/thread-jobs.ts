@@ -75,7 +75,7 @@ export class ThreadJobs<Reply extends { id: number }> {
     return { id, reply };
   }
 
-  post(message: { id: number; [field: string]: unknown }, transfer?: readonly TransferListItem[]): void {
+  post(message: Record<string, unknown>, transfer?: readonly TransferListItem[]): void {
     this.running?.worker.postMessage(message, transfer);
   }
 
