@@ -1,5 +1,6 @@
 import { createServer, type IncomingHttpHeaders, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { setMaxListeners } from 'node:events';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { anthropicFormat } from './anthropic-format.ts';
 import { openAiFormat } from './openai-format.ts';
@@ -63,6 +64,8 @@ class FakeUpstreamServer implements FakeUpstream {
   private port = 0;
 
   constructor() {
+    // Every paused reply listens to it: dozens at once when a test sends requests in parallel.
+    setMaxListeners(0, this.closing.signal);
     this.server = createServer((request, response) => {
       this.trackAbort(response);
       this.handle(request, response).catch(() => this.destroy(response));
