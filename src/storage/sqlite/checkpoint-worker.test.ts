@@ -49,3 +49,20 @@ test('below the threshold no checkpoint runs (no worker thread is started)', asy
     cleanup();
   }
 });
+
+test('once nothing is written for a while, the WAL file is emptied and the thread stops; more writes start it again', async () => {
+  const { path, db, cleanup } = walDatabase();
+  const checkpoints = startCheckpointWorker(path, 20, 1, 200);
+  try {
+    assert.ok(await until(() => checkpoints.running, 5_000), 'a worker started for the WAL');
+    assert.ok(await until(() => statSync(`${path}-wal`).size === 0 && !checkpoints.running, 5_000), 'the WAL file emptied, the worker gone');
+    const before = statSync(path).size;
+    const insert = db.prepare('INSERT INTO t (v) VALUES (?)');
+    for (let i = 0; i < 200; i++) insert.run('y'.repeat(1_000));
+    assert.ok(await until(() => statSync(path).size > before, 5_000), 'a new worker checkpointed the new rows');
+    assert.equal(db.prepare('SELECT count(*) FROM t').pluck().get(), 400);
+  } finally {
+    await checkpoints.stop();
+    cleanup();
+  }
+});

@@ -4,44 +4,88 @@ import { statSync } from 'node:fs';
 
 // Plain CommonJS so the worker needs no TypeScript loader.
 const WORKER_SOURCE = `
-const { workerData } = require('node:worker_threads');
+const { workerData, parentPort } = require('node:worker_threads');
 const Database = require(workerData.driver);
 const db = new Database(workerData.path);
 db.pragma('busy_timeout = 5000');
-setInterval(() => {
-  try { db.pragma('wal_checkpoint(PASSIVE)'); } catch {}
+let quietMs = 0;
+let lastFrames = -1;
+const timer = setInterval(() => {
+  try {
+    const [{ busy, log, checkpointed }] = db.pragma('wal_checkpoint(PASSIVE)');
+    // Quiet: nothing written since the last look, and all of it in the database file.
+    quietMs = !busy && log === checkpointed && log === lastFrames ? quietMs + workerData.intervalMs : 0;
+    lastFrames = log;
+    if (quietMs < workerData.idleMs) return;
+    // Give the WAL file back and stop. Not waiting for anyone: a connection busy now means not quiet after all.
+    db.pragma('busy_timeout = 0');
+    const [truncated] = db.pragma('wal_checkpoint(TRUNCATE)');
+    db.pragma('busy_timeout = 5000');
+    if (truncated.busy) return;
+    clearInterval(timer);
+    db.close();
+    parentPort.postMessage('idle');
+  } catch {}
 }, workerData.intervalMs);
 `;
+
+export interface CheckpointWorker {
+  /** Whether the worker thread is up (for tests). */
+  readonly running: boolean;
+  stop(): Promise<void>;
+}
 
 /**
  * Checkpoints the WAL from a worker thread. SQLite's automatic checkpoint runs inside a commit
  * on the event loop, with an fsync: a stall of several milliseconds every hundred requests.
  * Done here, it costs the request path nothing. A worker thread holds about 14 MiB, so it
- * starts only once the WAL passes `startAtWalBytes`: an idle gateway never needs it.
+ * starts only once the WAL passes `startAtWalBytes`, and once nothing was written for `idleMs`
+ * it truncates the WAL file and stops: an idle gateway never holds it, and a WAL left large by
+ * a process that stopped (SQLite never shrinks the file by itself) is emptied once.
  */
-export function startCheckpointWorker(path: string, intervalMs = 1_000, startAtWalBytes = 4 * 1024 * 1024): { stop(): Promise<void> } {
+export function startCheckpointWorker(path: string, intervalMs = 1_000, startAtWalBytes = 4 * 1024 * 1024, idleMs = 60_000): CheckpointWorker {
   let worker: Worker | null = null;
-  const watch = setInterval(() => {
-    let walBytes: number;
-    try {
-      walBytes = statSync(`${path}-wal`).size;
-    } catch {
-      return;
-    }
-    if (walBytes < startAtWalBytes) return;
-    clearInterval(watch);
-    const driver = createRequire(import.meta.url).resolve('better-sqlite3');
-    worker = new Worker(WORKER_SOURCE, { eval: true, workerData: { path, intervalMs, driver } });
-    worker.unref();
-    worker.on('error', () => {
-      // The main connection's own (rarer) automatic checkpoint still bounds the WAL.
-    });
-  }, intervalMs);
-  watch.unref();
+  let watch: NodeJS.Timeout | null = null;
+  let stopped = false;
+  const driver = createRequire(import.meta.url).resolve('better-sqlite3');
+
+  function watchWal(): void {
+    watch = setInterval(() => {
+      let walBytes: number;
+      try {
+        walBytes = statSync(`${path}-wal`).size;
+      } catch {
+        return;
+      }
+      if (walBytes < startAtWalBytes) return;
+      clearInterval(watch!);
+      watch = null;
+      const started = new Worker(WORKER_SOURCE, { eval: true, workerData: { path, intervalMs, idleMs, driver } });
+      worker = started;
+      started.unref();
+      started.on('error', () => {
+        // The main connection's own (rarer) automatic checkpoint still bounds the WAL.
+      });
+      started.once('message', () => {
+        worker = null;
+        void started.terminate();
+        if (!stopped) watchWal();
+      });
+    }, intervalMs);
+    watch.unref();
+  }
+  watchWal();
+
   return {
+    get running() {
+      return worker !== null;
+    },
     async stop() {
-      clearInterval(watch);
-      await worker?.terminate();
+      stopped = true;
+      if (watch) clearInterval(watch);
+      const running = worker;
+      worker = null;
+      await running?.terminate();
     },
   };
 }
