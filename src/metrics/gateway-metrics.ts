@@ -1,7 +1,7 @@
-import client from 'prom-client';
+import type { Registry } from 'prom-client';
 import type { ModelHealth } from '../routing/model-health.ts';
 import type { ReceiptRecord } from '../storage/records.ts';
-import { SummedCounter, SummedHistogram } from './summed-series.ts';
+import { SummedCounter, SummedHistogram, type PromClient } from './summed-series.ts';
 
 /** What the gauges read when scraped. */
 export interface MetricsSources {
@@ -24,7 +24,8 @@ const OVERHEAD_SECONDS = [0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0
  * key prefixes, endpoints, statuses, error codes from the catalog, route patterns.
  */
 export class GatewayMetrics {
-  readonly registry = new client.Registry();
+  /** prom-client and its registry, loaded at the first scrape: until then nothing runs but the sums. */
+  private registry: Promise<Registry> | null = null;
   // Summed in maps, rendered when scraped (summed-series.ts): a request updates a dozen series.
   private readonly http: SummedCounter<'method' | 'route' | 'status'>;
   private readonly requests: SummedCounter<'endpoint' | 'requested_model' | 'model' | 'status' | 'code'>;
@@ -38,72 +39,72 @@ export class GatewayMetrics {
   private readonly rateLimitedRequests: SummedCounter<'key_prefix'>;
 
   constructor(private readonly sources: MetricsSources) {
-    const registers = [this.registry];
-    client.collectDefaultMetrics({ register: this.registry, prefix: 'gateway_' });
     this.http = new SummedCounter({
       name: 'gateway_http_requests_total',
       help: 'HTTP responses by method, route pattern and status',
       labelNames: ['method', 'route', 'status'],
-      registers,
     });
     this.requests = new SummedCounter({
       name: 'gateway_requests_total',
       help: 'Model requests (one per receipt) by endpoint, requested alias or model, answering model, receipt status and error code',
       labelNames: ['endpoint', 'requested_model', 'model', 'status', 'code'],
-      registers,
     });
     this.duration = new SummedHistogram({
       name: 'gateway_request_duration_seconds',
       help: 'Model request duration, from authentication to the receipt',
       labelNames: ['endpoint', 'stream'],
       buckets: SECONDS,
-      registers,
     });
     this.firstToken = new SummedHistogram({
       name: 'gateway_time_to_first_token_seconds',
       help: 'Time from the request to the first answer content, by answering model',
       labelNames: ['endpoint', 'model'],
       buckets: SECONDS,
-      registers,
     });
     this.providerCalls = new SummedHistogram({
       name: 'gateway_provider_call_duration_seconds',
       help: 'Provider calls (every attempt but skipped ones) by model and outcome',
       labelNames: ['model', 'outcome'],
       buckets: SECONDS,
-      registers,
     });
     this.overhead = new SummedHistogram({
       name: 'gateway_overhead_seconds',
       help: "The gateway's own time per model request: its duration minus the time spent in provider calls",
       labelNames: ['endpoint', 'stream'],
       buckets: OVERHEAD_SECONDS,
-      registers,
     });
     this.tokens = new SummedCounter({
       name: 'gateway_tokens_total',
       help: 'Tokens charged, by answering model, key prefix and kind (input counts uncached input only)',
       labelNames: ['model', 'key_prefix', 'kind'],
-      registers,
     });
     this.cost = new SummedCounter({
       name: 'gateway_cost_nano_usd_total',
       help: 'What receipts charged, in nano-USD, by answering model and key prefix',
       labelNames: ['model', 'key_prefix'],
-      registers,
     });
     this.fallbacks = new SummedCounter({
       name: 'gateway_fallbacks_total',
       help: 'Answers that came from a later candidate after earlier ones failed or were skipped',
       labelNames: ['requested_model', 'model'],
-      registers,
     });
     this.rateLimitedRequests = new SummedCounter({
       name: 'gateway_rate_limited_total',
       help: "Requests refused by a key's rate limit",
       labelNames: ['key_prefix'],
-      registers,
     });
+  }
+
+  /** prom-client, its registry with the process's default metrics, the sums and the gauges. */
+  private async load(): Promise<Registry> {
+    const client: PromClient = (await import('prom-client')).default;
+    const registry = new client.Registry();
+    const registers = [registry];
+    const sources = this.sources;
+    client.collectDefaultMetrics({ register: registry, prefix: 'gateway_' });
+    for (const counter of [this.http, this.requests, this.tokens, this.cost, this.fallbacks, this.rateLimitedRequests])
+      counter.registerIn(client, registry);
+    for (const histogram of [this.duration, this.firstToken, this.providerCalls, this.overhead]) histogram.registerIn(registry);
     new client.Gauge({
       name: 'gateway_holds_in_flight',
       help: 'Requests of this process in flight, each holding money until it settles',
@@ -142,6 +143,7 @@ export class GatewayMetrics {
         for (const state of sources.health.states(sources.models())) this.set({ model: state.model }, state.consecutiveFailures);
       },
     });
+    return registry;
   }
 
   /** A model label: a configured model or alias, else "other" (clients may send anything). */
@@ -211,11 +213,11 @@ export class GatewayMetrics {
     if (receipt.costNano > 0) this.cost.add(byKey, receipt.costNano, () => ({ model, key_prefix: keyPrefix }));
   }
 
-  render(): Promise<string> {
-    return this.registry.metrics();
+  async render(): Promise<string> {
+    this.registry ??= this.load();
+    return (await this.registry).metrics();
   }
 
-  get contentType(): string {
-    return this.registry.contentType;
-  }
+  /** prom-client's text format 0.0.4, the one `render` gives. */
+  readonly contentType = 'text/plain; version=0.0.4; charset=utf-8';
 }

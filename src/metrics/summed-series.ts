@@ -1,4 +1,7 @@
-import client from 'prom-client';
+import type { Metric, Registry } from 'prom-client';
+
+/** prom-client itself: loaded when first scraped (gateway-metrics.ts). */
+export type PromClient = typeof import('prom-client');
 
 /**
  * Counters and histograms summed in plain maps on the request path and handed to prom-client's
@@ -8,18 +11,18 @@ import client from 'prom-client';
  * made once per series. The text a scrape returns is prom-client's own, line for line.
  */
 
-interface Registers {
-  registers: client.Registry[];
-}
-
-/** A counter: `add` on the request path, prom-client's Counter renders it. */
+/** A counter: `add` on the request path, prom-client's Counter renders it once registered. */
 export class SummedCounter<Label extends string> {
   private readonly series = new Map<string, { labels: Record<Label, string>; value: number }>();
 
-  constructor(configuration: { name: string; help: string; labelNames: readonly Label[] } & Registers) {
+  constructor(private readonly configuration: { name: string; help: string; labelNames: readonly Label[] }) {}
+
+  /** Renders the sums in `registry` from now on (what was added before counts too). */
+  registerIn(client: PromClient, registry: Registry): void {
     const series = this.series;
     const counter = new client.Counter<Label>({
-      ...configuration,
+      ...this.configuration,
+      registers: [registry],
       collect() {
         reset();
         for (const entry of series.values()) this.inc(entry.labels, entry.value);
@@ -59,11 +62,15 @@ export class SummedHistogram<Label extends string> {
   private readonly bounds: readonly number[];
   private series = new Map<string, HistogramSeries<Label>>();
 
-  constructor(configuration: { name: string; help: string; labelNames: readonly Label[]; buckets: readonly number[] } & Registers) {
+  constructor(configuration: { name: string; help: string; labelNames: readonly Label[]; buckets: readonly number[] }) {
     this.name = configuration.name;
     this.help = configuration.help;
     this.bounds = [...configuration.buckets].sort((a, b) => a - b);
-    for (const registry of configuration.registers) registry.registerMetric(this as unknown as client.Metric);
+  }
+
+  /** Renders the series in `registry` from now on. */
+  registerIn(registry: Registry): void {
+    registry.registerMetric(this as unknown as Metric);
   }
 
   /** Count `value` in the series `key` names (one key per label set); `labels` makes its labels the first time. */
