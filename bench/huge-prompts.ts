@@ -1,13 +1,14 @@
 /**
  * Multi-megabyte prompts against a gateway in its own process: how long until each is refused
  * (too large for fast/echo's 128K tokens) or admitted (fast/vast has room), the gateway's
- * longest event-loop stall meanwhile (what any other request would have waited at most), and the
+ * longest event-loop stall meanwhile (what any other request would have waited at most), its main
+ * thread's longest turn on the CPU (the stall without the time it waited for a core), and the
  * slowest round trip of a bystander listing models meanwhile (authenticated, answered by the
  * gateway alone), beside its slowest over the same time just before. `npm run bench:huge`; BENCH_HUGE_MIB sets the size (5), BENCH_CPU_PROF a
  * directory for the gateway's CPU profile.
  */
 import { once } from 'node:events';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { Worker } from 'node:worker_threads';
@@ -22,7 +23,24 @@ const directory = await mkdtemp(join(tmpdir(), 'bench-huge-'));
 try {
   const upstream = await startChild<{ url: string }>('bench/fast-upstream.ts', []);
   const profile = process.env.BENCH_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${resolve(process.env.BENCH_CPU_PROF)}`] : [];
-  const gateway = await startChild<{ url: string; key: string }>('bench/gateway-process.ts', [upstream.info.url, directory], profile);
+  // The gateway's turns on the CPU (bench/turn-log.mjs), read back for each huge request's span.
+  const turnLog = join(directory, 'turns.log');
+  const gateway = await startChild<{ url: string; key: string }>(
+    'bench/gateway-process.ts',
+    [upstream.info.url, directory],
+    [...profile, '--import', resolve('bench/turn-log.mjs')],
+    undefined,
+    { ...process.env, BENCH_TURN_LOG: turnLog },
+  );
+  /** The main thread's longest turn on the CPU between two monotonic instants (ns), in ms; 0 when none reached 2 ms. */
+  async function longestTurn(from: bigint, to: bigint): Promise<number> {
+    let longest = 0;
+    for (const line of (await readFile(turnLog, 'utf8').catch(() => '')).split('\n')) {
+      const [at, ms] = line.split(' ');
+      if (at && BigInt(at) >= from && BigInt(at) <= to) longest = Math.max(longest, Number(ms));
+    }
+    return longest;
+  }
   const post = (body: string) =>
     fetch(`${gateway.info.url}/v1/chat/completions`, {
       method: 'POST',
@@ -86,9 +104,9 @@ try {
   // The gauge is the longest gap between two ticks of a 10 ms timer: idle, it reads ~10 ms. What a
   // request held the loop for is the reading above that idle reading.
   console.log(
-    `| ${SIZE / 1024 / 1024} MiB prompt | model | status | answered in ms | longest block, ms (gauge meanwhile / idle) | bystander's slowest, ms (before) |`,
+    `| ${SIZE / 1024 / 1024} MiB prompt | model | status | answered in ms | longest block, ms (gauge meanwhile / idle) | longest turn on the CPU, ms | bystander's slowest, ms (before) |`,
   );
-  console.log('|---|---|---|---|---|---|');
+  console.log('|---|---|---|---|---|---|---|');
   for (const { name, make } of PROMPTS) {
     const content = make();
     for (const model of ['fast/echo', 'fast/vast']) {
@@ -99,6 +117,7 @@ try {
       await new Promise((resolve) => setTimeout(resolve, 200));
       const idle = await longestStall();
       const started = performance.now();
+      const startedAt = process.hrtime.bigint();
       let status = 0;
       const call = post(body).then(async (response) => {
         status = response.status;
@@ -108,8 +127,11 @@ try {
       const [answeredMs, meanwhile] = await Promise.all([call, bystander(call)]);
       const stall = await longestStall();
       const block = Math.max(0, stall - idle);
+      // The log is written on the gateway's next tick: wait for it before reading the span.
+      await new Promise((resolve) => setTimeout(resolve, 20));
+      const turn = await longestTurn(startedAt, process.hrtime.bigint());
       console.log(
-        `| ${name} | ${model} | ${status} | ${answeredMs.toFixed(0)} | ${block.toFixed(1)} (${stall.toFixed(1)} / ${idle.toFixed(1)}) | ${meanwhile.toFixed(1)} (${before.toFixed(1)}) |`,
+        `| ${name} | ${model} | ${status} | ${answeredMs.toFixed(0)} | ${block.toFixed(1)} (${stall.toFixed(1)} / ${idle.toFixed(1)}) | ${turn.toFixed(1)} | ${meanwhile.toFixed(1)} (${before.toFixed(1)}) |`,
       );
     }
   }
