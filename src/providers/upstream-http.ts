@@ -113,8 +113,10 @@ function send(pool: UpstreamPool, url: URL, headers: Record<string, string>, pay
       response = answer;
       resolve(answer);
     });
-    // A multi-megabyte prompt is written a piece at a time: encoding it at once would hold the event loop.
-    void endWithPieces(request, payload.pieces);
+    // Written once the request has its socket: before that, Node queues the headers, the body and
+    // an empty end marker and sends them with one writev, about twice the CPU of the one write made
+    // on a socket that is there. A multi-megabyte prompt is written a piece at a time (json-pieces.ts).
+    request.once('socket', () => void endWithPieces(request, payload.pieces));
   });
 }
 
