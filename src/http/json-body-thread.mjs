@@ -1,21 +1,31 @@
 /**
- * The body thread (see parse-json-body.ts): decodes and parses request bodies of megabytes off the
- * gateway's event loop, checks their nesting, and hands each long string back as bytes, so that
- * the gateway never builds a string the size of the body on its own heap. Invalid UTF-8 and a
- * byte-order mark are kept as Buffer.toString keeps them. Plain JavaScript, so the thread needs
- * no TypeScript loader when run from the sources.
+ * The body thread (see parse-json-body.ts): parses request bodies of megabytes off the gateway's
+ * event loop, checks their nesting, and hands each long string back as bytes, so that the gateway
+ * never builds a string the size of the body on its own heap. The result is exactly what
+ * JSON.parse gives for the body decoded by Buffer.toString: invalid UTF-8 replaced, a byte-order
+ * mark kept, lone surrogates kept. Plain JavaScript, so the thread needs no TypeScript loader when
+ * run from the sources.
  *
- * Messages: `{ id, begin }`, then `{ id, chunk }` as the body arrives, then `{ id, end }` (answered
- * with `{ id, body, longs }` or `{ id, error }`) or `{ id, drop }`. Chunks of a job not begun (one
- * begun on a thread that since failed) are ignored. `{ recycle }` gives back the buffer of a long
- * string once the gateway has made its string.
+ * Messages: `{ id, begin, size? }`, then `{ id, chunk }` as the body arrives, then `{ id, end }`
+ * (answered with `{ id, body, longs }` or `{ id, error }`) or `{ id, drop }`. Chunks of a job not
+ * begun (one begun on a thread that since failed) are ignored. `{ recycle }` gives back the buffer
+ * of a long string once the gateway has made its string.
+ *
+ * On the VM this was measured on, memory a process touches for the first time costs ~3-4 ms per
+ * MiB, and every string of the body's size on the JavaScript heap is such memory. So the bytes are
+ * gathered into a buffer the thread keeps for the next body, each long string literal is read
+ * straight from those bytes into a kept buffer, and only the rest of the body (a few hundred bytes
+ * of a huge prompt) is decoded and given to JSON.parse.
  */
-import { StringDecoder } from 'node:string_decoder';
+import { isAscii, isUtf8 } from 'node:buffer';
+import { randomUUID } from 'node:crypto';
 import { parentPort } from 'node:worker_threads';
 import { tooDeepAt } from './body-depth.mjs';
 
 /** Strings at least this long go back as bytes; shorter ones travel inside the body. */
 const LONG = 64 * 1024;
+
+const MiB = 1024 * 1024;
 
 const jobs = new Map();
 
@@ -23,24 +33,60 @@ parentPort.on('message', (message) => {
   if (message.recycle) return recycle(message.recycle);
   const { id } = message;
   if (message.begin) {
-    jobs.set(id, { decoder: new StringDecoder('utf8'), parts: [] });
+    jobs.set(id, { bytes: bodyBuffer(Number.isFinite(message.size) ? message.size : 0), length: 0 });
     return;
   }
   const job = jobs.get(id);
   if (!job) return;
-  // Decoded as it arrives into pieces of about the chunk's size, joined once at the end.
-  if (message.chunk) job.parts.push(job.decoder.write(message.chunk));
-  else if (message.drop) jobs.delete(id);
-  else if (message.end) {
+  if (message.chunk) append(job, message.chunk);
+  else if (message.drop) {
     jobs.delete(id);
-    job.parts.push(job.decoder.end());
-    answer(id, job.parts.join(''), message.maxDepth);
+    keepBodyBuffer(job.bytes);
+  } else if (message.end) {
+    jobs.delete(id);
+    try {
+      answer(id, job.bytes.subarray(0, job.length), message.maxDepth);
+    } finally {
+      keepBodyBuffer(job.bytes);
+    }
   }
 });
 
 /**
+ * Buffers that bodies were gathered in, kept for the next ones (at most BODIES of them): memory
+ * written once is written again at memcpy speed.
+ */
+const bodies = [];
+const BODIES = 2;
+
+function bodyBuffer(size) {
+  bodies.sort((a, b) => a.length - b.length);
+  const index = bodies.findIndex((buffer) => buffer.length >= size);
+  if (index !== -1) return bodies.splice(index, 1)[0];
+  return Buffer.allocUnsafeSlow(Math.max(MiB, Math.ceil(size / MiB) * MiB));
+}
+
+function keepBodyBuffer(buffer) {
+  bodies.push(buffer);
+  bodies.sort((a, b) => b.length - a.length);
+  bodies.length = Math.min(bodies.length, BODIES);
+}
+
+function append(job, chunk) {
+  const needed = job.length + chunk.byteLength;
+  if (needed > job.bytes.length) {
+    const grown = bodyBuffer(Math.max(needed, job.bytes.length * 2));
+    job.bytes.copy(grown, 0, 0, job.length);
+    keepBodyBuffer(job.bytes);
+    job.bytes = grown;
+  }
+  job.bytes.set(chunk, job.length);
+  job.length = needed;
+}
+
+/**
  * Buffers given back, for the next long strings: memory already written once is reused at memcpy
- * speed, where fresh memory costs ~3-4 ms per MiB on this VM. At most POOL of them are kept.
+ * speed. At most POOL of them are kept.
  */
 const pool = [];
 const POOL = 2;
@@ -56,30 +102,317 @@ function bufferOf(size) {
   for (let index = pool.length - 1; index >= 0; index--) {
     if (pool[index].byteLength >= size) return pool.splice(index, 1)[0];
   }
-  return new ArrayBuffer(Math.ceil(size / 1048576) * 1048576);
+  return new ArrayBuffer(Math.max(MiB, Math.ceil(size / MiB) * MiB));
 }
 
-function answer(id, text, maxDepth) {
-  let body;
+function answer(id, bytes, maxDepth) {
+  let reply;
   try {
-    body = text === '' ? undefined : JSON.parse(text);
+    reply = withLongLiterals(bytes, maxDepth) ?? whole(bytes, maxDepth);
   } catch (error) {
     return parentPort.postMessage({ id, error: { syntax: error.message } });
   }
-  const deepAt = tooDeepAt(body, maxDepth);
-  if (deepAt !== null) return parentPort.postMessage({ id, error: { deepAt } });
-  const longs = [];
-  const taken = takeLongStrings(body, longs);
+  if (reply.deepAt !== undefined) return parentPort.postMessage({ id, error: { deepAt: reply.deepAt } });
+  const { body, longs } = reply;
   parentPort.postMessage(
-    { id, body: taken, longs },
+    { id, body, longs },
     longs.map((long) => long.bytes.buffer),
   );
 }
 
+/** The body decoded whole and parsed by JSON.parse: what every body falls back to. */
+function whole(bytes, maxDepth) {
+  const text = decode(bytes);
+  const body = text === '' ? undefined : JSON.parse(text);
+  const deepAt = tooDeepAt(body, maxDepth);
+  if (deepAt !== null) return { deepAt };
+  const longs = [];
+  return { body: takeLongStrings(body, longs), longs };
+}
+
+/** Buffer.toString('utf8'); for ASCII, Latin-1 gives the same string, outside the heap when over a megabyte. */
+const decode = (bytes) => (isAscii(bytes) ? bytes.toString('latin1') : bytes.toString('utf8'));
+
+/**
+ * The body parsed with each long string literal read from its bytes, not by JSON.parse: the rest
+ * of the body, with a placeholder string in place of each, goes to JSON.parse, and each long
+ * literal is decoded into a kept buffer. Null when that cannot give JSON.parse's own answer
+ * (no long literal, a syntax error anywhere, a long key): then `whole` decides.
+ */
+function withLongLiterals(bytes, maxDepth) {
+  const literals = longLiterals(bytes);
+  if (literals.length === 0) return null;
+  // Placeholders no body can hold: the thread's randomness never leaves it.
+  const nonce = `${randomUUID()}:`;
+  const pieces = [];
+  let at = 0;
+  literals.forEach(([open, close], index) => {
+    pieces.push(bytes.subarray(at, open), Buffer.from(`"${nonce}${index}"`));
+    at = close + 1;
+  });
+  pieces.push(bytes.subarray(at));
+  let body;
+  try {
+    body = JSON.parse(decode(Buffer.concat(pieces)));
+  } catch {
+    // A syntax error, or a region taken for a literal that was not one: `whole` says which.
+    return null;
+  }
+  // Every literal is decoded, even one a later duplicate key replaced: JSON.parse checks them all.
+  const decoded = [];
+  for (const [open, close] of literals) {
+    const long = literalBytes(bytes, open, close);
+    if (long === null) {
+      for (const done of decoded) recycle(done.bytes.buffer);
+      return null;
+    }
+    decoded.push(long);
+  }
+  const deepAt = tooDeepAt(body, maxDepth);
+  const found = placeholders(body, nonce);
+  if (deepAt !== null || found === null) {
+    for (const done of decoded) recycle(done.bytes.buffer);
+    return deepAt !== null ? { deepAt } : null;
+  }
+  const longs = [];
+  decoded.forEach((long, index) => {
+    if (found.has(index)) longs.push({ path: found.get(index), ...long });
+    else recycle(long.bytes.buffer);
+  });
+  return { body: typeof body === 'string' && found.size > 0 ? null : body, longs };
+}
+
+/** Bytes looked at a time while looking for long literals: every literal of LONG bytes holds a whole block. */
+const BLOCK = LONG / 2;
+
+/**
+ * Where the string literals of at least LONG bytes are, as [opening quote, closing quote], in
+ * order. A block of bytes without an unescaped quote lies inside a literal, or between two (a long
+ * run of numbers, say): the placeholders then break the rest's syntax and `whole` decides.
+ */
+function longLiterals(bytes) {
+  const literals = [];
+  // Before `settled`, the bytes are sorted: it is just past a closing quote, or 0.
+  let settled = 0;
+  for (let start = 0; start + BLOCK <= bytes.length;) {
+    const end = start + BLOCK;
+    if (unescapedQuote(bytes.subarray(0, end), start) !== -1) {
+      start = end;
+      continue;
+    }
+    const open = unescapedQuoteBefore(bytes, start, settled);
+    const close = unescapedQuote(bytes, end);
+    if (open === -1 || close === -1) {
+      start = end;
+      continue;
+    }
+    if (close - open - 1 >= LONG) literals.push([open, close]);
+    start = settled = close + 1;
+  }
+  return literals;
+}
+
+/** Whether the quote at `at` follows an odd run of backslashes. */
+function escaped(bytes, at) {
+  let before = at - 1;
+  while (before >= 0 && bytes[before] === 0x5c) before--;
+  return (at - 1 - before) % 2 === 1;
+}
+
+/** The first unescaped quote at or after `from`, or -1. */
+function unescapedQuote(bytes, from) {
+  for (let at = bytes.indexOf(0x22, from); at !== -1; at = bytes.indexOf(0x22, at + 1)) {
+    if (!escaped(bytes, at)) return at;
+  }
+  return -1;
+}
+
+/** The last unescaped quote before `before` and at or after `from`, or -1. */
+function unescapedQuoteBefore(bytes, before, from) {
+  for (let at = before > 0 ? bytes.lastIndexOf(0x22, before - 1) : -1; at >= from; at = at > 0 ? bytes.lastIndexOf(0x22, at - 1) : -1) {
+    if (!escaped(bytes, at)) return at;
+  }
+  return -1;
+}
+
+/**
+ * Where each placeholder string sits in `body` (placeholder index -> path), each replaced by null;
+ * null if a placeholder is a key.
+ */
+function placeholders(body, nonce) {
+  const found = new Map();
+  const isPlaceholder = (value) => value.length > nonce.length && value.startsWith(nonce);
+  const index = (value) => Number(value.slice(nonce.length));
+  if (typeof body === 'string') {
+    if (isPlaceholder(body)) found.set(index(body), []);
+    return found;
+  }
+  const stack = typeof body === 'object' && body !== null ? [{ value: body, path: [] }] : [];
+  while (stack.length > 0) {
+    const { value, path } = stack.pop();
+    const isArray = Array.isArray(value);
+    for (const key in value) {
+      if (!isArray && isPlaceholder(key)) return null;
+      const child = value[key];
+      if (typeof child === 'string') {
+        if (!isPlaceholder(child)) continue;
+        found.set(index(child), [...path, isArray ? Number(key) : key]);
+        // Defined, not assigned: a key named __proto__ is an own property of a parsed body.
+        Object.defineProperty(value, key, { value: null });
+      } else if (typeof child === 'object' && child !== null) stack.push({ value: child, path: [...path, isArray ? Number(key) : key] });
+    }
+  }
+  return found;
+}
+
+/**
+ * The characters of the string literal between the quotes at `open` and `close`, as bytes in a
+ * kept buffer: Latin-1 when the literal is ASCII and its escapes stay under U+0100, else UTF-16
+ * code units. Null when JSON.parse would refuse the literal.
+ */
+function literalBytes(bytes, open, close) {
+  const text = new Uint8Array(bytes.buffer, bytes.byteOffset + open + 1, close - open - 1);
+  if (isAscii(text)) {
+    const narrow = bufferOf(text.length);
+    const length = unescapeNarrow(text, new Uint8Array(narrow));
+    if (length >= 0) return { bytes: new Uint8Array(narrow, 0, length), latin1: true };
+    recycle(narrow);
+    // -2: an escape past U+00FF, in two-byte units below.
+    if (length === -1) return null;
+  } else if (!isUtf8(text)) {
+    // Invalid UTF-8, replaced as Buffer.toString replaces it: rare enough for the heap.
+    let value;
+    try {
+      value = JSON.parse(bytes.subarray(open, close + 1).toString('utf8'));
+    } catch {
+      return null;
+    }
+    return asBytes(value);
+  }
+  const wide = bufferOf(text.length * 2);
+  const length = unescapeWide(text, new Uint16Array(wide));
+  if (length < 0) {
+    recycle(wide);
+    return null;
+  }
+  return { bytes: new Uint8Array(wide, 0, length * 2), latin1: false };
+}
+
+/**
+ * What each byte after a backslash stands for: the code unit, -1 for none (JSON.parse refuses
+ * it), -2 for `u` (four hex digits follow).
+ */
+const ESCAPES = new Int32Array(256).fill(-1);
+for (const [letter, unit] of Object.entries({ '"': 0x22, '\\': 0x5c, '/': 0x2f, b: 0x08, f: 0x0c, n: 0x0a, r: 0x0d, t: 0x09, u: -2 })) {
+  ESCAPES[letter.charCodeAt(0)] = unit;
+}
+
+/** The value of each byte as a hex digit, or -1. */
+const HEX = new Int32Array(256).fill(-1);
+for (let digit = 0; digit < 16; digit++) HEX[digit.toString(16).charCodeAt(0)] = HEX[digit.toString(16).toUpperCase().charCodeAt(0)] = digit;
+
+/** The code unit of the `\\u` escape whose digits start at `at`, or -1 if they are not four hex digits. */
+function unicodeEscape(text, at) {
+  if (at + 4 > text.length) return -1;
+  const a = HEX[text[at]];
+  const b = HEX[text[at + 1]];
+  const c = HEX[text[at + 2]];
+  const d = HEX[text[at + 3]];
+  return (a | b | c | d) < 0 ? -1 : (a << 12) | (b << 8) | (c << 4) | d;
+}
+
+/**
+ * Writes the code units of an ASCII literal's text (without its quotes) to `out`, one byte each;
+ * their count, or -1 if JSON.parse would refuse the text (a control character, a bad escape), or
+ * -2 if an escape is past U+00FF. Runs without escapes are copied as they are.
+ */
+function unescapeNarrow(text, out) {
+  const length = text.length;
+  let at = firstSpecial(text);
+  if (at === -1) at = length;
+  out.set(text.subarray(0, at));
+  let written = at;
+  while (at < length) {
+    const byte = text[at++];
+    if (byte >= 0x20 && byte !== 0x5c) {
+      out[written++] = byte;
+      continue;
+    }
+    if (byte !== 0x5c) return -1;
+    // The closing quote is never escaped, so a byte follows the backslash.
+    let unit = ESCAPES[text[at++]];
+    if (unit === -2) {
+      unit = unicodeEscape(text, at);
+      at += 4;
+      if (unit > 0xff) return -2;
+    }
+    if (unit === -1) return -1;
+    out[written++] = unit;
+  }
+  return written;
+}
+
+/**
+ * Writes the UTF-16 code units of a literal's text (valid UTF-8, without its quotes) to `out`;
+ * their count, or -1 if JSON.parse would refuse the text.
+ */
+function unescapeWide(text, out) {
+  const length = text.length;
+  let written = 0;
+  for (let at = 0; at < length;) {
+    const byte = text[at];
+    if (byte < 0x80) {
+      at++;
+      if (byte >= 0x20 && byte !== 0x5c) {
+        out[written++] = byte;
+        continue;
+      }
+      if (byte !== 0x5c) return -1;
+      let unit = ESCAPES[text[at++]];
+      if (unit === -2) {
+        unit = unicodeEscape(text, at);
+        at += 4;
+      }
+      if (unit === -1) return -1;
+      out[written++] = unit;
+    } else if (byte < 0xe0) {
+      out[written++] = ((byte & 0x1f) << 6) | (text[at + 1] & 0x3f);
+      at += 2;
+    } else if (byte < 0xf0) {
+      out[written++] = ((byte & 0x0f) << 12) | ((text[at + 1] & 0x3f) << 6) | (text[at + 2] & 0x3f);
+      at += 3;
+    } else {
+      const point = (((byte & 0x07) << 18) | ((text[at + 1] & 0x3f) << 12) | ((text[at + 2] & 0x3f) << 6) | (text[at + 3] & 0x3f)) - 0x10000;
+      out[written++] = 0xd800 + (point >> 10);
+      out[written++] = 0xdc00 + (point & 0x3ff);
+      at += 4;
+    }
+  }
+  return written;
+}
+
+/** The first byte of `bytes` that is a control character or a backslash, or -1; four bytes a step. */
+function firstSpecial(bytes) {
+  let at = 0;
+  const length = bytes.length;
+  for (; at < length && (bytes.byteOffset + at) % 4 !== 0; at++) if (bytes[at] < 0x20 || bytes[at] === 0x5c) return at;
+  const words = new Uint32Array(bytes.buffer, bytes.byteOffset + at, (length - at) >>> 2);
+  let index = 0;
+  for (; index < words.length; index++) {
+    const word = words[index];
+    const backslash = word ^ 0x5c5c5c5c;
+    // Has a byte under 0x20, or `backslash` a zero byte (the bit tricks of has-less-than and has-zero).
+    if ((((word - 0x20202020) & ~word) | ((backslash - 0x01010101) & ~backslash)) & 0x80808080) break;
+  }
+  // The word with one, looked at byte by byte (or the bytes after the last whole word).
+  at += index * 4;
+  for (; at < length; at++) if (bytes[at] < 0x20 || bytes[at] === 0x5c) return at;
+  return -1;
+}
+
 /**
  * Replaces every long string of `body` by null, listing where it was and its characters as
- * bytes: Latin-1 when every character fits in one byte, else UTF-16 code units (lone surrogates
- * kept). Returns the body (null if the body itself was a long string).
+ * bytes. Returns the body (null if the body itself was a long string).
  */
 function takeLongStrings(body, longs) {
   if (typeof body === 'string') {
@@ -104,6 +437,7 @@ function takeLongStrings(body, longs) {
   return body;
 }
 
+/** A string's characters as bytes: Latin-1 when every one fits in a byte, else UTF-16 code units (lone surrogates kept). */
 function asBytes(text) {
   const latin1 = !/[\u0100-\uffff]/.test(text);
   const size = latin1 ? text.length : text.length * 2;

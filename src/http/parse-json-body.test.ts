@@ -62,3 +62,57 @@ test('a body past the limit, or not as long as announced, is refused with Fastif
     assert.equal(await outcome(readJsonBody(streamOf(bytes), 8 << 20, NaN)), 'read');
   }
 });
+
+test('long string literals, read from their bytes on the body thread, come out as JSON.parse makes them, or fail as it fails', async () => {
+  const long = (text: string) => text.repeat(Math.ceil(70_000 / text.length));
+  const numbers = `[${Array.from({ length: 30_000 }, (_, index) => index).join(',')}]`;
+  const bodies = [
+    // Every escape, in one-byte text, then past U+00FF (two-byte text), lone surrogates kept.
+    `{"a":"${long('x\\n\\t\\"\\\\\\/\\b\\f\\r\\u0041\\u00e9 ')}"}`,
+    `{"a":"${long('x\\u20ac\\ud800\\udc00\\uDFFF\\u00E9 ')}","b":"${long('y')}"}`,
+    `{"a":"${long('漢\\n😀\\u0041\\"é')}"}`,
+    // Backslashes before a closing quote, an even run; quotes escaped inside.
+    `["${long('\\"q\\"')}\\\\\\\\","${long('z')}"]`,
+    `"${long('root\\n')}"`,
+    // A long key; duplicate keys, the last one winning; a long __proto__ value.
+    `{"${long('k')}":1,"${long('k')}x":"${long('v')}"}`,
+    `{"a":"${long('first')}","a":"${long('second')}","b":"${long('third')}","b":2}`,
+    `{"__proto__":"${long('p')}","x":{"__proto__":["${long('q')}"]}}`,
+    // Long runs without quotes outside strings: numbers between strings, at the start.
+    `{"s":"x","n":${numbers},"t":"${long('y')}"}`,
+    `[${numbers},"${long('w')}"]`,
+    // Refused as JSON.parse refuses them: a raw control character, bad escapes, unterminated, a syntax error after.
+    `{"a":"${long('x')}\n${long('y')}"}`,
+    `{"a":"${long('x')}\\x"}`,
+    `{"a":"${long('x')}\\u12G4"}`,
+    `{"a":"${long('x')}\\u12"}`,
+    `{"a":"${long('x')}`,
+    `{"a":"${long('x')}" "b":1}`,
+    `{"a":"${long('x')}"}}`,
+    // Refused for its syntax, not its depth.
+    `{"a":"${long('x\t')}","b":${'['.repeat(70)}${']'.repeat(70)}}`,
+  ].map((text) => Buffer.from(`${text}${' '.repeat(LARGE_BODY)}`));
+  // Invalid UTF-8 beside escapes; a byte-order mark before a long literal.
+  bodies.push(
+    Buffer.concat([Buffer.from(`{"a":"${long('é\\n')}`), Buffer.from([0xed, 0xa0, 0x80, 0xc3]), Buffer.from(`\\u0041${' '.repeat(LARGE_BODY)}"}`)]),
+  );
+  bodies.push(Buffer.from(`\ufeff"${long('x').repeat(16)}"`));
+  for (const bytes of bodies) {
+    let expected: unknown;
+    try {
+      expected = { value: JSON.parse(bytes.toString('utf8')) };
+    } catch (error) {
+      expected = { error: (error as Error).message };
+    }
+    for (const size of [65_536, 4_099]) {
+      const got = await readJsonBody(streamOf(bytes, size), 8 << 20, bytes.length).then(
+        (value) => ({ value }),
+        (error: Error) => ({ error: error.message }),
+      );
+      assert.deepEqual(got, expected, bytes.subarray(0, 60).toString());
+      if ('value' in got && typeof got.value === 'object' && got.value !== null) {
+        assert.equal(Object.getPrototypeOf(got.value), Array.isArray(got.value) ? Array.prototype : Object.prototype);
+      }
+    }
+  }
+});

@@ -61,7 +61,8 @@ export function readJsonBody(payload: Readable, limit: number, contentLength: nu
     let unsent = 0;
     const toThread = () => {
       job = bodyThread.open();
-      bodyThread.post({ id: job.id, begin: true });
+      // Its announced size, if any: the thread gathers the body in a buffer that size.
+      bodyThread.post({ id: job.id, begin: true, size: Number.isNaN(contentLength) ? undefined : contentLength });
     };
     const send = () => {
       // Copied into a buffer of their own, which moves to the thread: a chunk is a view of a larger buffer.
