@@ -6,16 +6,16 @@
  * mark kept, lone surrogates kept. Plain JavaScript, so the thread needs no TypeScript loader when
  * run from the sources.
  *
- * Messages: `{ id, begin, size? }`, then `{ id, chunk }` as the body arrives, then `{ id, end }`
- * (answered with `{ id, body, longs }` or `{ id, error }`) or `{ id, drop }`. Chunks of a job not
- * begun (one begun on a thread that since failed) are ignored. `{ recycle }` gives back the buffer
- * of a long string once the gateway has made its string.
+ * Messages: `{ id, end, bytes, length, maxDepth }`, the body's bytes in a buffer shared with the
+ * gateway (which gathers the next body in it once this one is answered), answered with
+ * `{ id, body, longs }` or `{ id, error }`; `{ recycle }` gives back the buffer of a long string once
+ * the gateway has made its string.
  *
  * On the VM this was measured on, memory a process touches for the first time costs ~3-4 ms per
- * MiB, and every string of the body's size on the JavaScript heap is such memory. So the bytes are
- * gathered into a buffer the thread keeps for the next body, each long string literal is read
- * straight from those bytes into a kept buffer, and only the rest of the body (a few hundred bytes
- * of a huge prompt) is decoded and given to JSON.parse.
+ * MiB, and every string of the body's size on the JavaScript heap is such memory. So each long
+ * string literal is read straight from the body's bytes into a buffer kept for the next body, and
+ * only the rest of the body (a few hundred bytes of a huge prompt) is decoded and given to
+ * JSON.parse.
  */
 import { isAscii, isUtf8 } from 'node:buffer';
 import { randomUUID } from 'node:crypto';
@@ -27,62 +27,10 @@ const LONG = 64 * 1024;
 
 const MiB = 1024 * 1024;
 
-const jobs = new Map();
-
 parentPort.on('message', (message) => {
   if (message.recycle) return recycle(message.recycle);
-  const { id } = message;
-  if (message.begin) {
-    jobs.set(id, { bytes: bodyBuffer(Number.isFinite(message.size) ? message.size : 0), length: 0 });
-    return;
-  }
-  const job = jobs.get(id);
-  if (!job) return;
-  if (message.chunk) append(job, message.chunk);
-  else if (message.drop) {
-    jobs.delete(id);
-    keepBodyBuffer(job.bytes);
-  } else if (message.end) {
-    jobs.delete(id);
-    try {
-      answer(id, job.bytes.subarray(0, job.length), message.maxDepth);
-    } finally {
-      keepBodyBuffer(job.bytes);
-    }
-  }
+  if (message.end) answer(message.id, Buffer.from(message.bytes, 0, message.length), message.maxDepth);
 });
-
-/**
- * Buffers that bodies were gathered in, kept for the next ones (at most BODIES of them): memory
- * written once is written again at memcpy speed.
- */
-const bodies = [];
-const BODIES = 2;
-
-function bodyBuffer(size) {
-  bodies.sort((a, b) => a.length - b.length);
-  const index = bodies.findIndex((buffer) => buffer.length >= size);
-  if (index !== -1) return bodies.splice(index, 1)[0];
-  return Buffer.allocUnsafeSlow(Math.max(MiB, Math.ceil(size / MiB) * MiB));
-}
-
-function keepBodyBuffer(buffer) {
-  bodies.push(buffer);
-  bodies.sort((a, b) => b.length - a.length);
-  bodies.length = Math.min(bodies.length, BODIES);
-}
-
-function append(job, chunk) {
-  const needed = job.length + chunk.byteLength;
-  if (needed > job.bytes.length) {
-    const grown = bodyBuffer(Math.max(needed, job.bytes.length * 2));
-    job.bytes.copy(grown, 0, 0, job.length);
-    keepBodyBuffer(job.bytes);
-    job.bytes = grown;
-  }
-  job.bytes.set(chunk, job.length);
-  job.length = needed;
-}
 
 /**
  * Buffers given back, for the next long strings: memory already written once is reused at memcpy

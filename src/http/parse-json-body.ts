@@ -28,9 +28,6 @@ export function parseJsonBody(text: string): unknown {
 /** Bodies above this size are parsed on the body thread, and start the token-counting thread. */
 export const LARGE_BODY = 1024 * 1024;
 
-/** Bytes of a large body sent to the body thread in one message. */
-const SEND_BYTES = 64 * 1024;
-
 interface LongString {
   path: Array<string | number>;
   bytes: Uint8Array;
@@ -39,49 +36,81 @@ interface LongString {
 
 type BodyReply = { id: number } & ({ body: unknown; longs: LongString[] } | { error: { syntax?: string; deepAt?: string } });
 
+/**
+ * Shared buffers large bodies are gathered in, the two largest kept for the next bodies: memory
+ * written once is written again at memcpy speed, where fresh memory costs ~3-4 ms per MiB on this
+ * VM. Given up with the body thread.
+ */
+const gatherBuffers: SharedArrayBuffer[] = [];
+
+const MiB = 1024 * 1024;
+
+const NO_BYTES = new Uint8Array(new SharedArrayBuffer(0));
+
+/** A shared buffer of at least `size` bytes: the smallest kept one that fits, else a new one rounded up to a MiB. */
+function gatherBuffer(size: number): SharedArrayBuffer {
+  gatherBuffers.sort((a, b) => a.byteLength - b.byteLength);
+  const index = gatherBuffers.findIndex((buffer) => buffer.byteLength >= size);
+  if (index !== -1) return gatherBuffers.splice(index, 1)[0]!;
+  return new SharedArrayBuffer(Math.ceil(size / MiB) * MiB);
+}
+
+function keepGatherBuffer(buffer: SharedArrayBuffer): void {
+  gatherBuffers.push(buffer);
+  gatherBuffers.sort((a, b) => b.byteLength - a.byteLength);
+  gatherBuffers.length = Math.min(gatherBuffers.length, 2);
+}
+
 // Stopped a minute after the last large body, with the buffers it keeps for the next one.
-const bodyThread = new ThreadJobs<BodyReply>(threadEntry('json-body-thread', import.meta.url), 'body-parsing', 60_000);
+const bodyThread = new ThreadJobs<BodyReply>(threadEntry('json-body-thread', import.meta.url), 'body-parsing', 60_000, () => {
+  gatherBuffers.length = 0;
+});
 
 /**
  * A request body, parsed, read from its stream with Fastify's limits and errors (too large, length
  * not as announced). A small body is decoded and parsed here, at once. A large one never makes a
- * string of its size on this thread: each chunk goes to the body thread as it arrives, which
- * decodes and parses it there (on this VM each step that makes a 5 MiB string takes 15-25 ms,
- * most of it the kernel handing over fresh memory) and hands each long string back as bytes.
- * Those become strings kept outside the JavaScript heap, in memory the allocator reuses (see
+ * string of its size on this thread: its bytes are gathered as they arrive in a buffer shared with
+ * the body thread, which parses them there once the body is complete (on this VM each step that
+ * makes a 5 MiB string takes 15-25 ms, most of it the kernel handing over fresh memory) and hands
+ * each long string back as bytes. Those become strings kept outside the JavaScript heap (see
  * `withLongStrings`). Invalid UTF-8 and a byte-order mark are kept as Buffer.toString keeps them.
  */
 export function readJsonBody(payload: Readable, limit: number, contentLength: number): Promise<unknown> {
   return new Promise((resolve, reject) => {
     if (contentLength > limit) return reject(new errorCodes.FST_ERR_CTP_BODY_TOO_LARGE());
     const chunks: Buffer[] = [];
-    let job: { id: number; reply: Promise<BodyReply> } | null = null;
     let received = 0;
-    // Chunks not yet sent to the thread; they go in batches of at least SEND_BYTES.
-    let unsent = 0;
+    // Once the body is large: its job on the body thread (started now, so that it is ready at the
+    // end) and the shared buffer the bytes are gathered in, which the thread reads only then.
+    let job: { id: number; reply: Promise<BodyReply> } | null = null;
+    let gathered = NO_BYTES;
+    const gather = (chunk: Uint8Array, at: number) => {
+      if (at + chunk.length > gathered.length) {
+        // A body without a length, or longer than it said: twice the room, the bytes so far copied over.
+        const grown = new Uint8Array(gatherBuffer(Math.max(2 * gathered.length, at + chunk.length)));
+        grown.set(gathered.subarray(0, at));
+        if (gathered.length > 0) keepGatherBuffer(gathered.buffer);
+        gathered = grown;
+      }
+      gathered.set(chunk, at);
+    };
     const toThread = () => {
       job = bodyThread.open();
-      // Its announced size, if any: the thread gathers the body in a buffer that size.
-      bodyThread.post({ id: job.id, begin: true, size: Number.isNaN(contentLength) ? undefined : contentLength });
-    };
-    const send = () => {
-      // Copied into a buffer of their own, which moves to the thread: a chunk is a view of a larger buffer.
-      const batch = new Uint8Array(unsent);
+      gathered = new Uint8Array(gatherBuffer(Number.isNaN(contentLength) ? 2 * received : contentLength));
       let at = 0;
       for (const chunk of chunks.splice(0)) {
-        batch.set(chunk, at);
+        gather(chunk, at);
         at += chunk.length;
       }
-      unsent = 0;
-      bodyThread.post({ id: job!.id, chunk: batch }, [batch.buffer]);
     };
     const stop = (failed: boolean) => {
       payload.removeListener('data', onData);
       payload.removeListener('end', onEnd);
       payload.removeListener('error', onError);
       if (failed && job) {
-        bodyThread.post({ id: job.id, drop: true });
+        // The thread never saw the buffer: it is free at once.
         bodyThread.forget(job.id);
+        keepGatherBuffer(gathered.buffer);
       }
     };
     if (contentLength > LARGE_BODY) toThread();
@@ -91,11 +120,12 @@ export function readJsonBody(payload: Readable, limit: number, contentLength: nu
         stop(true);
         return reject(new errorCodes.FST_ERR_CTP_BODY_TOO_LARGE());
       }
-      chunks.push(chunk);
-      unsent += chunk.length;
-      // A chunked body announces no length: it moves to the thread once it is large.
-      if (!job && received > LARGE_BODY) toThread();
-      if (job && unsent >= SEND_BYTES) send();
+      if (job) gather(chunk, received - chunk.length);
+      else {
+        chunks.push(chunk);
+        // A chunked body announces no length: it moves to the thread once it is large.
+        if (received > LARGE_BODY) toThread();
+      }
     }
     function onError(error: Error & { statusCode?: number }) {
       stop(true);
@@ -113,8 +143,10 @@ export function readJsonBody(payload: Readable, limit: number, contentLength: nu
           return reject(error as Error);
         }
       }
-      if (unsent > 0) send();
-      bodyThread.post({ id: job.id, end: true, maxDepth: MAX_BODY_DEPTH });
+      const shared = gathered.buffer;
+      bodyThread.post({ id: job.id, end: true, bytes: shared, length: received, maxDepth: MAX_BODY_DEPTH });
+      // The thread has read the buffer once it answers: the next body may gather in it.
+      job.reply.finally(() => keepGatherBuffer(shared)).catch(() => {});
       job.reply.then((reply) => {
         if ('error' in reply)
           return reject(reply.error.deepAt === undefined ? new SyntaxError(reply.error.syntax) : tooDeep(reply.error.deepAt, MAX_BODY_DEPTH));

@@ -29,10 +29,12 @@ export class ThreadJobs<Reply extends { id: number }> {
   private running: Running | null = null;
   private nextId = 0;
 
+  /** `onStop` runs when the thread stops (idle, failed or exited), to give up what was kept for it. */
   constructor(
     private readonly entry: URL,
     private readonly what: string,
     private readonly idleMs: number,
+    private readonly onStop: () => void = () => {},
   ) {}
 
   /** Whether the thread is running. */
@@ -46,7 +48,10 @@ export class ThreadJobs<Reply extends { id: number }> {
     // No flags of the parent's (a TypeScript loader, a profiler): the entry is plain JavaScript.
     const running: Running = { worker: new Worker(this.entry, { execArgv: [] }), pending: new Map(), idle: null };
     const fail = (error: Error) => {
-      if (this.running === running) this.running = null;
+      if (this.running === running) {
+        this.running = null;
+        this.onStop();
+      }
       for (const { reject } of running.pending.values()) reject(error);
       running.pending.clear();
     };
@@ -94,7 +99,10 @@ export class ThreadJobs<Reply extends { id: number }> {
   private stopWhenIdle(running: Running): void {
     if (running.idle) clearTimeout(running.idle);
     running.idle = setTimeout(() => {
-      if (this.running === running) this.running = null;
+      if (this.running === running) {
+        this.running = null;
+        this.onStop();
+      }
       void running.worker.terminate();
     }, this.idleMs);
     running.idle.unref();
