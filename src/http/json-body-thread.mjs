@@ -6,10 +6,10 @@
  * mark kept, lone surrogates kept. Plain JavaScript, so the thread needs no TypeScript loader when
  * run from the sources.
  *
- * Messages: `{ id, end, bytes, length, maxDepth }`, the body's bytes in a buffer shared with the
- * gateway (which gathers the next body in it once this one is answered), answered with
- * `{ id, body, longs }` or `{ id, error }`; `{ recycle }` gives back the buffer of a long string once
- * the gateway has made its string.
+ * Messages: `{ expect }`, the size of a large body that has begun to arrive; `{ id, end, bytes,
+ * length, maxDepth }`, the body's bytes in a buffer shared with the gateway (which gathers the next
+ * body in it once this one is answered), answered with `{ id, body, longs }` or `{ id, error }`;
+ * `{ recycle }` gives back the buffer of a long string once the gateway has made its string.
  *
  * On the VM this was measured on, memory a process touches for the first time costs ~3-4 ms per
  * MiB, and every string of the body's size on the JavaScript heap is such memory. So each long
@@ -29,6 +29,7 @@ const MiB = 1024 * 1024;
 
 parentPort.on('message', (message) => {
   if (message.recycle) return recycle(message.recycle);
+  if (message.expect) return prepare(message.expect);
   if (message.end) answer(message.id, Buffer.from(message.bytes, 0, message.length), message.maxDepth);
 });
 
@@ -45,12 +46,26 @@ function recycle(buffer) {
   pool.length = Math.min(pool.length, POOL);
 }
 
-/** A buffer of at least `size` bytes: the smallest pooled one that fits, else a new one rounded up to a MiB. */
-function bufferOf(size) {
+/**
+ * A buffer of at least `size` bytes: the smallest pooled one that fits, else a new one of `room`
+ * bytes rounded up to a MiB (room for the same literal's two-byte units, if the next one has any).
+ */
+function bufferOf(size, room = size) {
   for (let index = pool.length - 1; index >= 0; index--) {
     if (pool[index].byteLength >= size) return pool.splice(index, 1)[0];
   }
-  return new ArrayBuffer(Math.max(MiB, Math.ceil(size / MiB) * MiB));
+  return new ArrayBuffer(Math.max(MiB, Math.ceil(room / MiB) * MiB));
+}
+
+/**
+ * A body of `size` bytes is arriving: a buffer for its long strings, with its first `size` bytes
+ * written now, while the rest of the body arrives, rather than once it is there.
+ */
+function prepare(size) {
+  if (pool.some((buffer) => buffer.byteLength >= size)) return;
+  const buffer = bufferOf(size, 2 * size);
+  new Uint8Array(buffer, 0, size).fill(0);
+  recycle(buffer);
 }
 
 function answer(id, bytes, maxDepth) {
@@ -221,7 +236,7 @@ function placeholders(body, nonce) {
 function literalBytes(bytes, open, close) {
   const text = new Uint8Array(bytes.buffer, bytes.byteOffset + open + 1, close - open - 1);
   if (isAscii(text)) {
-    const narrow = bufferOf(text.length);
+    const narrow = bufferOf(text.length, 2 * text.length);
     const length = unescapeNarrow(text, new Uint8Array(narrow));
     if (length >= 0) return { bytes: new Uint8Array(narrow, 0, length), latin1: true };
     recycle(narrow);

@@ -96,7 +96,10 @@ export function readJsonBody(payload: Readable, limit: number, contentLength: nu
     };
     const toThread = () => {
       job = bodyThread.open();
-      gathered = new Uint8Array(gatherBuffer(Number.isNaN(contentLength) ? 2 * received : contentLength));
+      const size = Number.isNaN(contentLength) ? 2 * received : contentLength;
+      gathered = new Uint8Array(gatherBuffer(size));
+      // The thread readies its buffers for the body's long strings while the body arrives.
+      bodyThread.post({ expect: size });
       let at = 0;
       for (const chunk of chunks.splice(0)) {
         gather(chunk, at);
