@@ -163,10 +163,13 @@ function longLiterals(bytes) {
       start = end;
       continue;
     }
-    const open = unescapedQuoteBefore(bytes, start, settled);
     const close = unescapedQuote(bytes, end);
-    if (open === -1 || close === -1) {
-      start = end;
+    // No quote left: no literal after this block either (an unterminated one is `whole`'s to refuse).
+    if (close === -1) break;
+    const open = unescapedQuoteBefore(bytes, start, settled);
+    if (open === -1) {
+      // No quote since the last literal: the bytes up to `close` lie outside strings.
+      start = close;
       continue;
     }
     if (close - open - 1 >= LONG) literals.push([open, close]);
