@@ -213,22 +213,40 @@ function placeholders(body, nonce) {
     if (isPlaceholder(body)) found.set(index(body), []);
     return found;
   }
+  let keyIsPlaceholder = false;
+  eachChild(body, (container, key, child, path) => {
+    if (typeof key === 'string' && isPlaceholder(key)) keyIsPlaceholder = true;
+    if (typeof child !== 'string' || !isPlaceholder(child)) return;
+    found.set(index(child), [...path, key]);
+    // Defined, not assigned: a key named __proto__ is an own property of a parsed body.
+    Object.defineProperty(container, key, { value: null });
+  });
+  return keyIsPlaceholder ? null : found;
+}
+
+/**
+ * Calls `visit(container, key, child, path)` for every member of every container in `body`, `path`
+ * the container's. Arrays are walked by index (for...in on an array of a million numbers took a
+ * quarter second), and a path is made only for a container.
+ */
+function eachChild(body, visit) {
   const stack = typeof body === 'object' && body !== null ? [{ value: body, path: [] }] : [];
   while (stack.length > 0) {
     const { value, path } = stack.pop();
-    const isArray = Array.isArray(value);
+    if (Array.isArray(value)) {
+      for (let index = 0; index < value.length; index++) {
+        const child = value[index];
+        visit(value, index, child, path);
+        if (typeof child === 'object' && child !== null) stack.push({ value: child, path: [...path, index] });
+      }
+      continue;
+    }
     for (const key in value) {
-      if (!isArray && isPlaceholder(key)) return null;
       const child = value[key];
-      if (typeof child === 'string') {
-        if (!isPlaceholder(child)) continue;
-        found.set(index(child), [...path, isArray ? Number(key) : key]);
-        // Defined, not assigned: a key named __proto__ is an own property of a parsed body.
-        Object.defineProperty(value, key, { value: null });
-      } else if (typeof child === 'object' && child !== null) stack.push({ value: child, path: [...path, isArray ? Number(key) : key] });
+      visit(value, key, child, path);
+      if (typeof child === 'object' && child !== null) stack.push({ value: child, path: [...path, key] });
     }
   }
-  return found;
 }
 
 /**
@@ -386,20 +404,12 @@ function takeLongStrings(body, longs) {
     longs.push({ path: [], ...asBytes(body) });
     return null;
   }
-  const stack = typeof body === 'object' && body !== null ? [{ value: body, path: [] }] : [];
-  while (stack.length > 0) {
-    const { value, path } = stack.pop();
-    const isArray = Array.isArray(value);
-    for (const key in value) {
-      const child = value[key];
-      const at = [...path, isArray ? Number(key) : key];
-      if (typeof child === 'string' && child.length >= LONG) {
-        longs.push({ path: at, ...asBytes(child) });
-        // Defined, not assigned: a key named __proto__ is an own property of a parsed body.
-        Object.defineProperty(value, key, { value: null });
-      } else if (typeof child === 'object' && child !== null) stack.push({ value: child, path: at });
-    }
-  }
+  eachChild(body, (container, key, child, path) => {
+    if (typeof child !== 'string' || child.length < LONG) return;
+    longs.push({ path: [...path, key], ...asBytes(child) });
+    // Defined, not assigned: a key named __proto__ is an own property of a parsed body.
+    Object.defineProperty(container, key, { value: null });
+  });
   return body;
 }
 

@@ -54,6 +54,12 @@ test('a large body that is not JSON, or nests too deep, is refused as a small on
   }
   const deep = Buffer.from(`{"a":"${filler}","b":{"c":${'['.repeat(70)}${']'.repeat(70)}}}`);
   await assert.rejects(readJsonBody(streamOf(deep), 8 << 20, deep.length), { message: /^b\.c(\[0\])+ nests deeper than 64 levels\.$/ });
+  // In a long array (walked by index), the index is named.
+  const numbers = Array.from({ length: 200_000 }, (_, index) => index).join(',');
+  const deepInArray = Buffer.from(`{"a":[${numbers},{"b":${'['.repeat(70)}${']'.repeat(70)}}]}`);
+  await assert.rejects(readJsonBody(streamOf(deepInArray), 8 << 20, deepInArray.length), {
+    message: /^a\[200000\]\.b(\[0\])+ nests deeper than 64 levels\.$/,
+  });
 });
 
 test('a body past the limit, or not as long as announced, is refused with Fastify’s errors', async () => {
