@@ -69,11 +69,19 @@ export async function stopAllChildren(): Promise<void> {
 /** Kernel clock ticks per second, for /proc times. */
 export const CLOCK_TICKS = Number(execSync('getconf CLK_TCK').toString().trim());
 
-/** CPU time (user + system, all threads) a process has used so far, in ms. */
-export function cpuMs(pid: number): number {
+/** CPU time (user + system, all threads) a process has used so far, in ms; `self` for this process. */
+export function cpuMs(pid: number | 'self'): number {
   const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
   // Fields after "(comm)": state is field 3, utime field 14, stime field 15.
   const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
   const ticks = Number(fields[11]) + Number(fields[12]);
   return (ticks * 1000) / CLOCK_TICKS;
+}
+
+/** The whole machine's CPU so far (every core, from /proc/stat), in ms: busy (not idle or waiting for I/O) and total. */
+export function machineCpuMs(): { busy: number; total: number } {
+  const fields = readFileSync('/proc/stat', 'utf8').split('\n')[0]!.trim().split(/\s+/).slice(1, 9).map(Number);
+  const total = fields.reduce((sum, value) => sum + value, 0);
+  const idle = fields[3]! + fields[4]!;
+  return { busy: ((total - idle) * 1000) / CLOCK_TICKS, total: (total * 1000) / CLOCK_TICKS };
 }

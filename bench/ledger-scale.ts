@@ -14,13 +14,19 @@
  * from /proc), and for PostgreSQL the database work per request (transactions and rows written,
  * from pg_stat_database of the bench's own database; CPU of the gateways' backends, from /proc
  * when the server runs on this host) and the lock waits of gateway backends sampled every 20 ms
- * from pg_stat_activity.
+ * from pg_stat_activity. And what shares the cores: this process's CPU per request (the load
+ * generator) and how busy the whole machine was (/proc/stat).
+ *
+ * Three processes against one: the two added processes are started fresh, so before they are
+ * measured they serve one loaded phase (not measured): measured cold, their JIT compilers' threads
+ * alone cost 0.2 to 0.4 ms of CPU a request more than a warm process's. The three and the one
+ * then alternate in two rounds, as the two modes do, so drift on the box hits both alike.
  */
 import { mkdir, mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
-import { cpuMs, startChild, stopChild, type Child } from './children.ts';
+import { cpuMs, machineCpuMs, startChild, stopChild, type Child } from './children.ts';
 import { createPool, runLoad, type LoadResult, type Target } from './load.ts';
 import { ms, percentiles } from './stats.ts';
 import { DEFAULT_HOLD_JOURNAL_PREFIX } from '../src/storage/postgres/redis-hold-journal.ts';
@@ -47,12 +53,23 @@ const BODY = JSON.stringify({
   max_tokens: 64,
 });
 
+/** Which comparison a phase belongs to. */
+type PhaseKind = 'sqlite' | 'postgres' | 'three' | 'one';
+
 interface Phase {
   name: string;
+  kind: PhaseKind;
   processes: number;
   connections: number;
   result: LoadResult;
   cpuPerRequestMs?: number;
+  /** Each gateway process's CPU divided by the requests it served. */
+  cpuPerRequestByProcessMs: number[];
+  /** This process (the load generator, and the lock-wait sampler's client) per request. */
+  loadGeneratorCpuPerRequestMs: number;
+  /** Share of the machine's CPU (all cores) that was busy, 0 to 1, and that CPU per request. */
+  machineBusy: number;
+  machineCpuPerRequestMs: number;
   database?: DatabaseWork;
   lockWaits?: LockWaits;
 }
@@ -76,6 +93,7 @@ interface LockWaits {
 /** Runs `body` with loopback pools on `targets`, measuring CPU of `pids` and, when given, the database. */
 async function phase(
   name: string,
+  kind: PhaseKind,
   gateways: Array<Child<GatewayInfo>>,
   connections: number,
   timeLimitMs: number,
@@ -96,23 +114,33 @@ async function phase(
       targets.map((target, index) => runLoad(target, { stream: false, body: BODY, concurrency: 4, requests: 200 + index, timeLimitMs: 3_000 })),
     );
     const pids = gateways.map((gateway) => gateway.process.pid!);
-    const cpuBefore = pids.reduce((sum, pid) => sum + cpuMs(pid), 0);
     const before = database ? await databaseCounters(database) : undefined;
     const backendsBefore = database ? await backendCpu(database) : undefined;
     const sampler = database && connections > 1 ? sampleLockWaits(database) : undefined;
+    const cpuBefore = pids.map((pid) => cpuMs(pid));
+    const selfBefore = cpuMs('self');
+    const machineBefore = machineCpuMs();
     const results = await Promise.all(targets.map((target, index) => load(target, index)));
+    const machineAfter = machineCpuMs();
+    const selfCpu = cpuMs('self') - selfBefore;
+    const cpuByProcess = pids.map((pid, index) => cpuMs(pid) - cpuBefore[index]!);
     const lockWaits = await sampler?.stop();
     const after = database ? await databaseCounters(database) : undefined;
     const backendsAfter = database ? await backendCpu(database) : undefined;
     const result = merge(results);
-    const cpu = pids.reduce((sum, pid) => sum + cpuMs(pid), 0) - cpuBefore;
+    const cpu = cpuByProcess.reduce((sum, value) => sum + value, 0);
     const completed = Math.max(1, result.completed);
     return {
       name,
+      kind,
       processes: gateways.length,
       connections,
       result,
       cpuPerRequestMs: cpu / completed,
+      cpuPerRequestByProcessMs: cpuByProcess.map((value, index) => value / Math.max(1, results[index]!.completed)),
+      loadGeneratorCpuPerRequestMs: selfCpu / completed,
+      machineBusy: (machineAfter.busy - machineBefore.busy) / Math.max(1, machineAfter.total - machineBefore.total),
+      machineCpuPerRequestMs: (machineAfter.busy - machineBefore.busy) / completed,
       lockWaits,
       database:
         before && after
@@ -306,8 +334,8 @@ export async function ledgerScaleBench(): Promise<number> {
     await observer.connect();
     for (let round = 1; round <= 2; round++) {
       progress(`ledger round ${round}: SQLite, then PostgreSQL, ${CONNECTIONS} connections`);
-      phases.push(await phase(`SQLite, 1 process (round ${round})`, [sqlite], CONNECTIONS, PHASE_MS));
-      phases.push(await phase(`PostgreSQL + Redis, 1 process (round ${round})`, [postgres], CONNECTIONS, PHASE_MS, observer));
+      phases.push(await phase(`SQLite, 1 process (round ${round})`, 'sqlite', [sqlite], CONNECTIONS, PHASE_MS));
+      phases.push(await phase(`PostgreSQL + Redis, 1 process (round ${round})`, 'postgres', [postgres], CONNECTIONS, PHASE_MS, observer));
     }
     progress('ledger: concurrency 1, direct / SQLite / PostgreSQL / PostgreSQL with holds in PostgreSQL alternating');
     // The same mode with its lease holds written to PostgreSQL before the provider call, not journaled in Redis.
@@ -321,10 +349,15 @@ export async function ledgerScaleBench(): Promise<number> {
     for (const [name, results] of runs) sequentialRuns.set(name, results);
     await stopChild(unjournaled.process);
     await stopChild(sqlite.process);
-    progress(`ledger: three PostgreSQL processes on one account, ${CONNECTIONS} connections in all`);
     const more = [postgres, await start('postgres', 1), await start('postgres', 2)];
-    phases.push(await phase('PostgreSQL + Redis, 3 processes', more, CONNECTIONS, PHASE_MS, observer));
-    phases.push(await phase('PostgreSQL + Redis, 1 process (after)', [postgres], CONNECTIONS, PHASE_MS, observer));
+    // The two new processes warm up (JIT) under the same load before anything is measured.
+    progress(`ledger: three PostgreSQL processes on one account, ${CONNECTIONS} connections in all: warming the two new ones`);
+    await phase('warm-up, not measured', 'three', more, CONNECTIONS, PHASE_MS);
+    for (let round = 1; round <= 2; round++) {
+      progress(`ledger round ${round}: three PostgreSQL processes on one account, then the first alone, ${CONNECTIONS} connections`);
+      phases.push(await phase(`PostgreSQL + Redis, 3 processes (round ${round})`, 'three', more, CONNECTIONS, PHASE_MS, observer));
+      phases.push(await phase(`PostgreSQL + Redis, 1 of them alone (round ${round})`, 'one', [postgres], CONNECTIONS, PHASE_MS, observer));
+    }
   } finally {
     await Promise.allSettled(children.map((child) => stopChild(child.process)));
     await forgetJournal(observer, redisUrl).catch(() => undefined);
@@ -348,27 +381,39 @@ function report(phases: Phase[], sequentialRuns: Map<string, LoadResult[]>): num
     '',
   ];
   lines.push(
-    '| Phase | Req/s | p50 (ms) | p99 (ms) | Gateway CPU/req (ms) | DB backend CPU/req (ms) | DB transactions/req | DB rows written/req | Lock-wait samples (account row) | Mean waiters (account row) |',
+    '| Phase | Req/s | p50 (ms) | p99 (ms) | Gateway CPU/req (ms) | Per process (ms) | Load generator CPU/req (ms) | Machine busy (CPU/req, ms) | DB backend CPU/req (ms) | DB transactions/req | DB rows written/req | Lock-wait samples (account row) | Mean waiters (account row) |',
   );
-  lines.push('|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|');
+  lines.push('|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|');
   for (const row of phases) {
     const latency = percentiles(row.result.latencies);
     lines.push(
       `| ${row.name} | ${rate(row.result).toFixed(0)} | ${ms(latency.p50)} | ${ms(latency.p99)} | ${ms(row.cpuPerRequestMs)} | ` +
+        `${row.cpuPerRequestByProcessMs.map((value) => ms(value)).join(' / ')} | ${ms(row.loadGeneratorCpuPerRequestMs)} | ` +
+        `${(row.machineBusy * 100).toFixed(0)}% (${ms(row.machineCpuPerRequestMs)}) | ` +
         `${row.database ? ms(row.database.backendCpuPerRequestMs) : '—'} | ` +
         `${row.database ? row.database.transactionsPerRequest.toFixed(3) : '—'} | ${row.database ? row.database.rowsWrittenPerRequest.toFixed(2) : '—'} | ` +
         `${row.lockWaits ? `${row.lockWaits.samplesWithWaiter}/${row.lockWaits.samples} (${row.lockWaits.samplesWithAccountWaiter})` : '—'} | ` +
         `${row.lockWaits ? `${row.lockWaits.meanWaiters.toFixed(3)} (${row.lockWaits.meanAccountWaiters.toFixed(3)})` : '—'} |`,
     );
   }
-  const sum = (prefix: string, pick: (row: Phase) => number) =>
-    phases.filter((row) => row.name.startsWith(prefix) && row.name.includes('round')).reduce((total, row) => total + pick(row), 0);
-  const sqliteRate = sum('SQLite', (row) => rate(row.result));
-  const postgresRate = sum('PostgreSQL', (row) => rate(row.result));
-  const sqliteCpu = sum('SQLite', (row) => row.cpuPerRequestMs!);
-  const postgresCpu = sum('PostgreSQL', (row) => row.cpuPerRequestMs!);
-  const three = phases.find((row) => row.processes === 3)!;
-  const oneAfter = phases.find((row) => row.name.includes('after'))!;
+  const sum = (kind: PhaseKind, pick: (row: Phase) => number) =>
+    phases.filter((row) => row.kind === kind).reduce((total, row) => total + pick(row), 0);
+  const sqliteRate = sum('sqlite', (row) => rate(row.result));
+  const postgresRate = sum('postgres', (row) => rate(row.result));
+  const sqliteCpu = sum('sqlite', (row) => row.cpuPerRequestMs!);
+  const postgresCpu = sum('postgres', (row) => row.cpuPerRequestMs!);
+  const threeWaits = phases
+    .filter((row) => row.kind === 'three')
+    .map((row) => row.lockWaits!)
+    .reduce((total, waits) => ({
+      samples: total.samples + waits.samples,
+      samplesWithWaiter: total.samplesWithWaiter + waits.samplesWithWaiter,
+      samplesWithAccountWaiter: total.samplesWithAccountWaiter + waits.samplesWithAccountWaiter,
+      meanWaiters: total.meanWaiters + waits.meanWaiters * waits.samples,
+      meanAccountWaiters: total.meanAccountWaiters + waits.meanAccountWaiters * waits.samples,
+    }));
+  threeWaits.meanWaiters /= Math.max(1, threeWaits.samples);
+  threeWaits.meanAccountWaiters /= Math.max(1, threeWaits.samples);
   const p50 = (name: string) => percentiles(Float64Array.from((sequentialRuns.get(name) ?? []).flatMap((run) => [...run.latencies]))).p50;
   const addedSqlite = p50('SQLite') - p50('direct');
   const addedPostgres = p50('PostgreSQL + Redis') - p50('direct');
@@ -376,7 +421,9 @@ function report(phases: Phase[], sequentialRuns: Map<string, LoadResult[]>): num
   const verdict = (pass: boolean) => (pass ? 'PASS' : 'MISS');
   const throughputRatio = postgresRate / sqliteRate;
   const cpuRatio = postgresCpu / sqliteCpu;
-  const scaleRatio = rate(three.result) / rate(oneAfter.result);
+  const scaleRatio = sum('three', (row) => rate(row.result)) / sum('one', (row) => rate(row.result));
+  const scaleCpuRatio = sum('three', (row) => row.cpuPerRequestMs!) / sum('one', (row) => row.cpuPerRequestMs!);
+  const scaleMachineRatio = sum('three', (row) => row.machineCpuPerRequestMs) / sum('one', (row) => row.machineCpuPerRequestMs);
   lines.push('');
   lines.push('| Ledger at scale | Measured | Target | Result |');
   lines.push('|---|---:|---:|---|');
@@ -388,14 +435,19 @@ function report(phases: Phase[], sequentialRuns: Map<string, LoadResult[]>): num
   lines.push(`| Added latency p50 at concurrency 1, holds in PostgreSQL (LEDGER_HOLD_JOURNAL=off) | ${ms(addedUnjournaled)} ms | — | — |`);
   lines.push(`| Three processes / one process, total throughput | ${scaleRatio.toFixed(2)}x | ≥ 1x | ${verdict(scaleRatio >= 1)} |`);
   lines.push(
-    `| Lock waits of any kind, three processes | ${three.lockWaits!.samplesWithWaiter}/${three.lockWaits!.samples} (${three.lockWaits!.meanWaiters.toFixed(3)}) | — | — |`,
+    `| Three processes / one process, gateway CPU per request (machine CPU per request) | ${scaleCpuRatio.toFixed(2)}x (${scaleMachineRatio.toFixed(2)}x) | — | — |`,
   );
   lines.push(
-    `| Lock waits on the account row, three processes: samples with a waiter (mean waiters) | ${three.lockWaits!.samplesWithAccountWaiter}/${three.lockWaits!.samples} (${three.lockWaits!.meanAccountWaiters.toFixed(3)}) | near 0 | — |`,
+    `| Lock waits of any kind, three processes | ${threeWaits.samplesWithWaiter}/${threeWaits.samples} (${threeWaits.meanWaiters.toFixed(3)}) | — | — |`,
+  );
+  lines.push(
+    `| Lock waits on the account row, three processes: samples with a waiter (mean waiters) | ${threeWaits.samplesWithAccountWaiter}/${threeWaits.samples} (${threeWaits.meanAccountWaiters.toFixed(3)}) | near 0 | — |`,
   );
   lines.push('');
   lines.push(
-    'Ratios are of the two rounds summed, within this run. DB transactions and rows per request: pg_stat_database of the bench database (every gateway process), divided by requests. ' +
+    'Ratios are of the two rounds summed, within this run. Three processes: the two added ones served one loaded phase, not measured, before their first round. ' +
+      'Machine busy: every core, from /proc/stat (the load generator, the upstream, PostgreSQL and Redis share them with the gateways). ' +
+      'DB transactions and rows per request: pg_stat_database of the bench database (every gateway process), divided by requests. ' +
       'Lock waits: gateway backends with wait_event_type Lock in pg_stat_activity, sampled every 20 ms.',
   );
   console.log(lines.join('\n'));
