@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync, statSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
@@ -64,5 +64,24 @@ test('once nothing is written for a while, the WAL file is emptied and the threa
   } finally {
     await checkpoints.stop();
     cleanup();
+  }
+});
+
+test('a thread that fails is started again once the WAL is large, after a pause, not in a loop', async () => {
+  // A "database" the thread cannot open (a directory) beside a large WAL file: each thread fails at start.
+  const dir = mkdtempSync(join(tmpdir(), 'checkpoint-'));
+  const path = join(dir, 'gateway.db');
+  mkdirSync(path);
+  writeFileSync(`${path}-wal`, Buffer.alloc(64 * 1024));
+  const checkpoints = startCheckpointWorker(path, 20, 1, 200, 400);
+  try {
+    assert.ok(await until(() => checkpoints.starts >= 2, 5_000), 'the failed thread was started again');
+    const startsThen = checkpoints.starts;
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    // Without the pause a thread would start every 20 ms (about 15 in 300 ms).
+    assert.ok(checkpoints.starts <= startsThen + 1, `${checkpoints.starts - startsThen} more starts in 300 ms`);
+  } finally {
+    await checkpoints.stop();
+    rmSync(dir, { recursive: true, force: true });
   }
 });

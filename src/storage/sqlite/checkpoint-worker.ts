@@ -32,6 +32,8 @@ const timer = setInterval(() => {
 export interface CheckpointWorker {
   /** Whether the worker thread is up (for tests). */
   readonly running: boolean;
+  /** Worker threads started so far (for tests). */
+  readonly starts: number;
   stop(): Promise<void>;
 }
 
@@ -41,12 +43,22 @@ export interface CheckpointWorker {
  * Done here, it costs the request path nothing. A worker thread holds about 14 MiB, so it
  * starts only once the WAL passes `startAtWalBytes`, and once nothing was written for `idleMs`
  * it truncates the WAL file and stops: an idle gateway never holds it, and a WAL left large by
- * a process that stopped (SQLite never shrinks the file by itself) is emptied once.
+ * a process that stopped (SQLite never shrinks the file by itself) is emptied once. A thread that
+ * fails is started again once the WAL is large again, after `retryAfterFailureMs`: meanwhile the
+ * main connection's own automatic checkpoint (wal_autocheckpoint) bounds the WAL.
  */
-export function startCheckpointWorker(path: string, intervalMs = 1_000, startAtWalBytes = 4 * 1024 * 1024, idleMs = 60_000): CheckpointWorker {
+export function startCheckpointWorker(
+  path: string,
+  intervalMs = 1_000,
+  startAtWalBytes = 4 * 1024 * 1024,
+  idleMs = 60_000,
+  retryAfterFailureMs = 60_000,
+): CheckpointWorker {
   let worker: Worker | null = null;
   let watch: NodeJS.Timeout | null = null;
+  let retry: NodeJS.Timeout | null = null;
   let stopped = false;
+  let starts = 0;
   const driver = createRequire(import.meta.url).resolve('better-sqlite3');
 
   function watchWal(): void {
@@ -62,14 +74,24 @@ export function startCheckpointWorker(path: string, intervalMs = 1_000, startAtW
       watch = null;
       const started = new Worker(WORKER_SOURCE, { eval: true, workerData: { path, intervalMs, idleMs, driver } });
       worker = started;
+      starts++;
       started.unref();
-      started.on('error', () => {
-        // The main connection's own (rarer) automatic checkpoint still bounds the WAL.
-      });
+      let idle = false;
+      // A failure ends the thread: its exit below starts the watch again, after a pause.
+      started.on('error', () => {});
       started.once('message', () => {
-        worker = null;
+        idle = true;
         void started.terminate();
-        if (!stopped) watchWal();
+      });
+      started.once('exit', () => {
+        if (worker === started) worker = null;
+        if (stopped) return;
+        if (idle) return watchWal();
+        retry = setTimeout(() => {
+          retry = null;
+          if (!stopped) watchWal();
+        }, retryAfterFailureMs);
+        retry.unref();
       });
     }, intervalMs);
     watch.unref();
@@ -80,9 +102,13 @@ export function startCheckpointWorker(path: string, intervalMs = 1_000, startAtW
     get running() {
       return worker !== null;
     },
+    get starts() {
+      return starts;
+    },
     async stop() {
       stopped = true;
       if (watch) clearInterval(watch);
+      if (retry) clearTimeout(retry);
       const running = worker;
       worker = null;
       await running?.terminate();
