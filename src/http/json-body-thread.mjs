@@ -21,11 +21,10 @@ import { isAscii, isUtf8 } from 'node:buffer';
 import { randomUUID } from 'node:crypto';
 import { parentPort } from 'node:worker_threads';
 import { tooDeepAt } from './body-depth.mjs';
+import { bufferPool } from './buffer-pool.mjs';
 
 /** Strings at least this long go back as bytes; shorter ones travel inside the body. */
 const LONG = 64 * 1024;
-
-const MiB = 1024 * 1024;
 
 parentPort.on('message', (message) => {
   if (message.recycle) return recycle(message.recycle);
@@ -33,36 +32,17 @@ parentPort.on('message', (message) => {
   if (message.end) answer(message.id, Buffer.from(message.bytes, 0, message.length), message.maxDepth);
 });
 
-/**
- * Buffers given back, for the next long strings: memory already written once is reused at memcpy
- * speed. At most POOL of them are kept.
- */
-const pool = [];
-const POOL = 2;
-
-function recycle(buffer) {
-  pool.push(buffer);
-  pool.sort((a, b) => b.byteLength - a.byteLength);
-  pool.length = Math.min(pool.length, POOL);
-}
-
-/**
- * A buffer of at least `size` bytes: the smallest pooled one that fits, else a new one of `room`
- * bytes rounded up to a MiB (room for the same literal's two-byte units, if the next one has any).
- */
-function bufferOf(size, room = size) {
-  for (let index = pool.length - 1; index >= 0; index--) {
-    if (pool[index].byteLength >= size) return pool.splice(index, 1)[0];
-  }
-  return new ArrayBuffer(Math.max(MiB, Math.ceil(room / MiB) * MiB));
-}
+/** Buffers given back, for the next long strings (a new one has room for the same literal's two-byte units). */
+const pool = bufferPool(2, (bytes) => new ArrayBuffer(bytes));
+const recycle = (buffer) => pool.give(buffer);
+const bufferOf = (size, room) => pool.take(size, room);
 
 /**
  * A body of `size` bytes is arriving: a buffer for its long strings, with its first `size` bytes
  * written now, while the rest of the body arrives, rather than once it is there.
  */
 function prepare(size) {
-  if (pool.some((buffer) => buffer.byteLength >= size)) return;
+  if (pool.holds(size)) return;
   const buffer = bufferOf(size, 2 * size);
   new Uint8Array(buffer, 0, size).fill(0);
   recycle(buffer);

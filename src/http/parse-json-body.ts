@@ -5,6 +5,7 @@ import { GatewayError } from '../errors/gateway-error.ts';
 import { ThreadJobs, threadEntry } from '../lib/thread-jobs.ts';
 import { startCounting } from '../protocol/canonical/text-token-count.ts';
 import { tooDeepAt } from './body-depth.mjs';
+import { bufferPool } from './buffer-pool.mjs';
 
 /** Deeper than any real tool schema or message; deeper bodies would exhaust recursive readers (JSON.stringify). */
 export const MAX_BODY_DEPTH = 64;
@@ -41,29 +42,13 @@ type BodyReply = { id: number } & ({ body: unknown; longs: LongString[] } | { er
  * written once is written again at memcpy speed, where fresh memory costs ~3-4 ms per MiB on this
  * VM. Given up with the body thread.
  */
-const gatherBuffers: SharedArrayBuffer[] = [];
-
-const MiB = 1024 * 1024;
+const gatherBuffers = bufferPool(2, (bytes) => new SharedArrayBuffer(bytes));
 
 const NO_BYTES = new Uint8Array(new SharedArrayBuffer(0));
 
-/** A shared buffer of at least `size` bytes: the smallest kept one that fits, else a new one rounded up to a MiB. */
-function gatherBuffer(size: number): SharedArrayBuffer {
-  gatherBuffers.sort((a, b) => a.byteLength - b.byteLength);
-  const index = gatherBuffers.findIndex((buffer) => buffer.byteLength >= size);
-  if (index !== -1) return gatherBuffers.splice(index, 1)[0]!;
-  return new SharedArrayBuffer(Math.ceil(size / MiB) * MiB);
-}
-
-function keepGatherBuffer(buffer: SharedArrayBuffer): void {
-  gatherBuffers.push(buffer);
-  gatherBuffers.sort((a, b) => b.byteLength - a.byteLength);
-  gatherBuffers.length = Math.min(gatherBuffers.length, 2);
-}
-
 // Stopped a minute after the last large body, with the buffers it keeps for the next one.
 const bodyThread = new ThreadJobs<BodyReply>(threadEntry('json-body-thread', import.meta.url), 'body-parsing', 60_000, () => {
-  gatherBuffers.length = 0;
+  gatherBuffers.clear();
 });
 
 /**
@@ -87,9 +72,9 @@ export function readJsonBody(payload: Readable, limit: number, contentLength: nu
     const gather = (chunk: Uint8Array, at: number) => {
       if (at + chunk.length > gathered.length) {
         // A body without a length, or longer than it said: twice the room, the bytes so far copied over.
-        const grown = new Uint8Array(gatherBuffer(Math.max(2 * gathered.length, at + chunk.length)));
+        const grown = new Uint8Array(gatherBuffers.take(Math.max(2 * gathered.length, at + chunk.length)));
         grown.set(gathered.subarray(0, at));
-        if (gathered.length > 0) keepGatherBuffer(gathered.buffer);
+        if (gathered.length > 0) gatherBuffers.give(gathered.buffer);
         gathered = grown;
       }
       gathered.set(chunk, at);
@@ -97,7 +82,7 @@ export function readJsonBody(payload: Readable, limit: number, contentLength: nu
     const toThread = () => {
       job = bodyThread.open();
       const size = Number.isNaN(contentLength) ? 2 * received : contentLength;
-      gathered = new Uint8Array(gatherBuffer(size));
+      gathered = new Uint8Array(gatherBuffers.take(size));
       // The thread readies its buffers for the body's long strings while the body arrives.
       bodyThread.post({ expect: size });
       let at = 0;
@@ -113,7 +98,7 @@ export function readJsonBody(payload: Readable, limit: number, contentLength: nu
       if (failed && job) {
         // The thread never saw the buffer: it is free at once.
         bodyThread.forget(job.id);
-        keepGatherBuffer(gathered.buffer);
+        gatherBuffers.give(gathered.buffer);
       }
     };
     if (contentLength > LARGE_BODY) toThread();
@@ -149,7 +134,7 @@ export function readJsonBody(payload: Readable, limit: number, contentLength: nu
       const shared = gathered.buffer;
       bodyThread.post({ id: job.id, end: true, bytes: shared, length: received, maxDepth: MAX_BODY_DEPTH });
       // The thread has read the buffer once it answers: the next body may gather in it.
-      job.reply.finally(() => keepGatherBuffer(shared)).catch(() => {});
+      job.reply.finally(() => gatherBuffers.give(shared)).catch(() => {});
       job.reply.then((reply) => {
         if ('error' in reply)
           return reject(reply.error.deepAt === undefined ? new SyntaxError(reply.error.syntax) : tooDeep(reply.error.deepAt, MAX_BODY_DEPTH));
