@@ -1,0 +1,63 @@
+import assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
+import { test } from 'node:test';
+import { promisify } from 'node:util';
+
+// V8's flags are the process's: each case runs in a process of its own. A request's worth of
+// objects survives a collection or two, which makes the young generation grow. The child prints
+// the largest young generation under load, then (with IDLE) the size V8 shrank it to while idle and
+// the largest under the same load again.
+const CHILD = `
+import { getHeapSpaceStatistics } from 'node:v8';
+import { setImmediate as turn, setTimeout as sleep } from 'node:timers/promises';
+import { capYoungGeneration } from ${JSON.stringify(new URL('./young-generation-cap.ts', import.meta.url).href)};
+if (process.env.CAP === '1') capYoungGeneration(16);
+const young = () => getHeapSpaceStatistics().find((space) => space.space_name === 'new_space').space_size / 1048576;
+async function load() {
+  const kept = [];
+  let largest = 0;
+  for (let round = 0; round < 4_000; round++) {
+    const batch = [];
+    for (let index = 0; index < 2_000; index++) batch.push({ index, text: 'x' + index });
+    kept.push(batch);
+    if (kept.length > 5) kept.shift();
+    await turn();
+    largest = Math.max(largest, young());
+  }
+  return largest;
+}
+const sizes = [await load()];
+if (process.env.IDLE === '1') {
+  // V8 shrinks the young generation at a collection once little was allocated for a few seconds.
+  for (let waited = 0; young() >= sizes[0] && waited < 30; waited++) {
+    await sleep(1_000);
+    globalThis.gc();
+  }
+  sizes.push(young(), await load());
+}
+console.log(sizes.join(' '));
+`;
+
+async function youngGenerationMib(cap: boolean, options: { nodeOptions?: string; idle?: boolean } = {}): Promise<number[]> {
+  const args = ['--expose-gc', '--import', 'tsx', '--input-type=module', '-e', CHILD];
+  const { stdout } = await promisify(execFile)(process.execPath, args, {
+    env: { ...process.env, CAP: cap ? '1' : '0', IDLE: options.idle ? '1' : '0', NODE_OPTIONS: options.nodeOptions ?? '' },
+  });
+  return stdout.trim().split(' ').map(Number);
+}
+
+test('the young generation stays at its cap', async () => {
+  assert.deepEqual(await youngGenerationMib(false), [32], 'uncapped, this load grows it to V8 default of 32 MiB');
+  assert.deepEqual(await youngGenerationMib(true), [16]);
+});
+
+test('shrunk by V8 while idle, the young generation grows back to its cap under load', async () => {
+  const [loaded, idle, loadedAgain] = await youngGenerationMib(true, { idle: true });
+  assert.equal(loaded, 16);
+  assert.ok(idle! < 16, `V8 shrank it while idle (${idle} MiB)`);
+  assert.equal(loadedAgain, 16);
+});
+
+test("an operator's own young-generation flag wins over the cap", async () => {
+  assert.deepEqual(await youngGenerationMib(true, { nodeOptions: '--max-semi-space-size=16' }), [32]);
+});
