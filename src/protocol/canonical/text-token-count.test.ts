@@ -129,6 +129,45 @@ describe('counting in chunks', () => {
     assert.ok([...countingChunks('a'.repeat(1_000))].every((chunk) => chunk.length <= 128));
   });
 
+  test('runs of a repeated pattern are cut where a scan of every character cuts them', () => {
+    // The scan, character by character, as countingChunks made it before it skipped repeats.
+    function* scanned(text: string): Generator<string> {
+      if (text.length <= 128) return void (text.length && (yield text));
+      const isSpace = (code: number) => code === 0x20 || code === 0x09 || code === 0x0a || code === 0x0d;
+      let start = 0;
+      let boundary = 0;
+      for (let index = 1; index < text.length; index++) {
+        const code = text.charCodeAt(index);
+        const previous = text.charCodeAt(index - 1);
+        if ((code === 0x20 && !isSpace(previous)) || (previous === 0x0a && !isSpace(code))) boundary = index;
+        if (index - Math.max(start, boundary) >= 128) {
+          const cut = previous >= 0xd800 && previous <= 0xdbff ? index - 1 : index;
+          yield text.slice(start, cut);
+          start = boundary = cut;
+        } else if (index - start >= 4096 && boundary > start) {
+          yield text.slice(start, boundary);
+          start = boundary;
+        }
+      }
+      yield text.slice(start);
+    }
+    const pieces = ['a', 'b', ' ', '\n', '\t', '😀', 'é', '.'];
+    const next = random(99);
+    const pick = () => pieces[Math.floor(next() * pieces.length)]!;
+    for (let round = 0; round < 400; round++) {
+      // A pattern of 1 to 4 pieces (a run of 128 characters may end in a space or a newline, or
+      // inside a surrogate pair), repeated, between a head and a tail that may split.
+      const pattern = Array.from({ length: 1 + Math.floor(next() * 4) }, pick).join('');
+      const run = pattern.repeat(Math.floor(next() * 700));
+      const text =
+        Array.from({ length: Math.floor(next() * 3) }, pick).join('') + run + Array.from({ length: Math.floor(next() * 3) }, pick).join('');
+      assert.deepEqual([...countingChunks(text)], [...scanned(text)], JSON.stringify(pattern));
+    }
+    for (const text of ['a'.repeat(128 * 40), 'a'.repeat(128 * 40) + ' x', ' '.repeat(128 * 40 + 1) + 'x', 'x' + '\n'.repeat(5_000) + 'y']) {
+      assert.deepEqual([...countingChunks(text)], [...scanned(text)]);
+    }
+  });
+
   test('text with word boundaries counts exactly as a whole', async () => {
     for (const name of ['prose', 'code']) {
       const text = SAMPLES[name]!.repeat(10);

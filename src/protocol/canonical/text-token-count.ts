@@ -123,13 +123,19 @@ export async function tokenFloors(texts: readonly string[], stopAbove = Infinity
     }
     const bytes = (sliceBytes ??= Buffer.allocUnsafe(FLOOR_SLICE * 3));
     let floor = 0;
+    // Slices are weighed apart, so a slice equal to the one before (a run of one character) weighs the same.
+    let previous = { slice: '', floor: 0 };
     for (let start = 0; start < text.length;) {
       let end = Math.min(text.length, start + FLOOR_SLICE);
       // Never between the halves of a surrogate pair: each would weigh as U+FFFD.
       const last = text.charCodeAt(end - 1);
       if (end < text.length && last >= 0xd800 && last <= 0xdbff) end--;
-      const { written } = encoder.encodeInto(text.slice(start, end), bytes);
-      floor += floorOfBytes(bytes, written) - (start === 0 ? 0 : 1);
+      const slice = text.slice(start, end);
+      if (slice !== previous.slice) {
+        const { written } = encoder.encodeInto(slice, bytes);
+        previous = { slice, floor: floorOfBytes(bytes, written) };
+      }
+      floor += previous.floor - (start === 0 ? 0 : 1);
       start = end;
       if (total + floor > stopAbove) return { floors: [], total: total + floor, complete: false };
       if (performance.now() - sliceStart > SLICE_MS) {
@@ -175,6 +181,9 @@ const SOFT_CUT = 4096;
 
 const isSpace = (code: number) => code === 0x20 || code === 0x09 || code === 0x0a || code === 0x0d;
 
+/** Whether cl100k's pre-tokenizer splits between these two characters: a space after a non-space, a non-space after a newline. */
+const splitsBetween = (previous: number, code: number) => (code === 0x20 && !isSpace(previous)) || (previous === 0x0a && !isSpace(code));
+
 /**
  * Chunks of `text` the tokenizer counts as it would count the whole: cut before a space that
  * follows a non-space, or after a newline that a non-space follows (cl100k's pre-tokenizer
@@ -191,12 +200,26 @@ export function* countingChunks(text: string): Generator<string> {
   for (let index = 1; index < text.length; index++) {
     const code = text.charCodeAt(index);
     const previous = text.charCodeAt(index - 1);
-    if ((code === 0x20 && !isSpace(previous)) || (previous === 0x0a && !isSpace(code))) boundary = index;
+    if (splitsBetween(previous, code)) boundary = index;
     if (index - Math.max(start, boundary) >= HARD_CUT) {
       // A run without a boundary: cut here, or one earlier rather than split a surrogate pair.
       const cut = previous >= 0xd800 && previous <= 0xdbff ? index - 1 : index;
-      yield text.slice(start, cut);
+      const chunk = text.slice(start, cut);
+      yield chunk;
       start = boundary = cut;
+      // The same HARD_CUT characters again (5 MiB of one character), not followed by a split, are
+      // what the scan would cut next: its pairs are the chunk's, checked already. Not scanned again.
+      if (chunk.length === HARD_CUT) {
+        while (
+          start + HARD_CUT < text.length &&
+          text.startsWith(chunk, start) &&
+          !splitsBetween(chunk.charCodeAt(HARD_CUT - 1), text.charCodeAt(start + HARD_CUT))
+        ) {
+          yield chunk;
+          start = boundary = start + HARD_CUT;
+        }
+        index = start;
+      }
     } else if (index - start >= SOFT_CUT && boundary > start) {
       yield text.slice(start, boundary);
       start = boundary;
