@@ -8,6 +8,8 @@ const { workerData, parentPort } = require('node:worker_threads');
 const Database = require(workerData.driver);
 const db = new Database(workerData.path);
 db.pragma('busy_timeout = 5000');
+// Copying WAL frames to the database needs no page cache to speak of.
+db.pragma('cache_size = -256');
 let quietMs = 0;
 let lastFrames = -1;
 const timer = setInterval(() => {
