@@ -13,10 +13,11 @@ import { getHeapSpaceStatistics, setFlagsFromString } from 'node:v8';
  * and back to V8's 2 once V8 has shrunk it (after a while idle), so that it grows back under load.
  * A new isolate (a worker thread: the checkpoint and body threads) puts the factor back to 2 when
  * its heap is made. Until the next collection sets it again, a growth can slip through if that one
- * collection brings what survived since V8's last growth check past the young generation's size:
- * measured, about one worker start in forty, after which the young generation is 32 MiB, as
- * without the cap. Nothing is done when the operator set a semi-space flag. Returns a function
- * that stops watching.
+ * collection brings what survived since V8's last growth check past the young generation's size
+ * (measured: one run in twenty of a test starting two workers, one run in four of the bench-peers
+ * load, whose checkpoint thread starts once); the young generation is then 32 MiB, as without the
+ * cap. Nothing is done when the operator set a semi-space flag. Returns a function that stops
+ * watching.
  */
 export function capYoungGeneration(mib = 16): () => void {
   const options = `${process.execArgv.join(' ')} ${process.env.NODE_OPTIONS ?? ''}`;
