@@ -216,9 +216,8 @@ export function* countingChunks(text: string): Generator<string> {
           !splitsBetween(chunk.charCodeAt(HARD_CUT - 1), text.charCodeAt(start + HARD_CUT))
         ) {
           yield chunk;
-          start = boundary = start + HARD_CUT;
+          start = boundary = index = start + HARD_CUT;
         }
-        index = start;
       }
     } else if (index - start >= SOFT_CUT && boundary > start) {
       yield text.slice(start, boundary);
