@@ -10,7 +10,7 @@ import type { FastifyBaseLogger } from 'fastify';
 import { issueApiKey } from '../src/auth/issue-api-key.ts';
 import { parseConfig } from '../src/config/load-config.ts';
 import { createGateway } from '../src/gateway.ts';
-import { capYoungGeneration } from '../src/lib/young-generation-cap.ts';
+import { tuneHeapForServing } from '../src/lib/serving-heap.ts';
 import { DEFAULT_ACCOUNT_ID } from '../src/storage/store.ts';
 
 const [upstreamUrl, databaseDirectory] = process.argv.slice(2);
@@ -46,8 +46,8 @@ aliases:
   svc/best: { candidates: [fast/echo], reasoning: xhigh }
 `;
 
-// The young generation held as `gateway start` holds it (measured beside it in PostgreSQL mode: no CPU cost).
-capYoungGeneration();
+// V8's heap as `gateway start` sets it.
+tuneHeapForServing();
 
 // Logs go to stderr: stdout carries the one JSON line the parent reads.
 const logger = pino({ level: 'warn' }, pino.destination(2)) as unknown as FastifyBaseLogger;

@@ -1,12 +1,12 @@
 import { loadConfig } from './config/load-config.ts';
 import { createGateway } from './gateway.ts';
-import { capYoungGeneration } from './lib/young-generation-cap.ts';
+import { tuneHeapForServing } from './lib/serving-heap.ts';
 import { describeStore, storeBackend } from './storage/open-store.ts';
 
 /** `gateway start`: load config, open storage, listen, and shut down gracefully on SIGTERM/SIGINT (a second one: at once). */
 export async function startGateway(options: { configPath?: string } = {}): Promise<{ close(): Promise<void>; url: string }> {
   const config = loadConfig(options.configPath);
-  capYoungGeneration();
+  tuneHeapForServing();
   const gateway = await createGateway(config);
   const { logger } = gateway.deps;
   const source = options.configPath ?? process.env.GATEWAY_CONFIG ?? 'built-in demo config (simulated provider)';

@@ -10,7 +10,7 @@ import { promisify } from 'node:util';
 const CHILD = `
 import { getHeapSpaceStatistics } from 'node:v8';
 import { setImmediate as turn, setTimeout as sleep } from 'node:timers/promises';
-import { capYoungGeneration } from ${JSON.stringify(new URL('./young-generation-cap.ts', import.meta.url).href)};
+import { capYoungGeneration } from ${JSON.stringify(new URL('./serving-heap.ts', import.meta.url).href)};
 if (process.env.CAP === '1') capYoungGeneration(16);
 const young = () => getHeapSpaceStatistics().find((space) => space.space_name === 'new_space').space_size / 1048576;
 async function load() {
