@@ -189,9 +189,10 @@ async function streamAnswer<Parsed extends ParsedChat>(turn: ChatTurn<Parsed>): 
     }
     // Let the adapter finish reading its upstream body (keeps the connection reusable).
     void opened.rest.return?.();
-    await writer.write(encoder.part(part));
     const usage = await answer.succeeded(part.usage);
-    await writer.write(encoder.end(usage));
+    // The finish leaves with the usage and the end, in one write once the receipt committed: sent
+    // before the settlement, it went out alone while the commit was awaited.
+    await writer.write(encoder.part(part) + encoder.end(usage));
   } catch (error) {
     void opened.rest.return?.();
     if (caller.signal.aborted) {
