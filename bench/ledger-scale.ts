@@ -17,10 +17,11 @@
  * from pg_stat_activity. And what shares the cores: this process's CPU per request (the load
  * generator) and how busy the whole machine was (/proc/stat).
  *
- * Three processes against one: the two added processes are started fresh, so before they are
- * measured they serve one loaded phase (not measured): measured cold, their JIT compilers' threads
- * alone cost 0.2 to 0.4 ms of CPU a request more than a warm process's. The three and the one
- * then alternate in two rounds, as the two modes do, so drift on the box hits both alike.
+ * Every process serves one loaded phase (not measured) before it is measured: measured cold, its
+ * JIT compilers' threads alone cost 0.2 to 0.4 ms of CPU a request more than a warm process's (on
+ * 2026-11-27 the first PostgreSQL round, unwarmed, used 0.67 ms a request against 0.49 in the
+ * second). The three and the one then alternate in two rounds, as the two modes do, so drift on
+ * the box hits both alike.
  */
 import { mkdir, mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
@@ -332,6 +333,10 @@ export async function ledgerScaleBench(): Promise<number> {
     const sqlite = await start('sqlite', 0);
     const postgres = await start('postgres', 0);
     await observer.connect();
+    // Both warm up (JIT) under the same load before anything is measured, as the three do below.
+    progress(`ledger: warming the SQLite and the PostgreSQL process, ${CONNECTIONS} connections`);
+    await phase('warm-up, not measured', 'sqlite', [sqlite], CONNECTIONS, PHASE_MS);
+    await phase('warm-up, not measured', 'postgres', [postgres], CONNECTIONS, PHASE_MS);
     for (let round = 1; round <= 2; round++) {
       progress(`ledger round ${round}: SQLite, then PostgreSQL, ${CONNECTIONS} connections`);
       phases.push(await phase(`SQLite, 1 process (round ${round})`, 'sqlite', [sqlite], CONNECTIONS, PHASE_MS));
