@@ -214,6 +214,41 @@ describe('streaming', () => {
     assert.deepEqual([usage.usage.prompt_tokens, usage.usage.completion_tokens, usage.usage.total_tokens], [5, 2, 7]);
   });
 
+  test('a receipt that cannot be written ends the stream with an error event, not a finish and [DONE]', async () => {
+    harness.fake.script('alpha', { text: 'Hi there', chunkSize: 3, usage: { prompt: 5, completion: 2 } });
+    const store = harness.gateway.deps.store;
+    const recordReceipt = store.recordReceipt;
+    store.recordReceipt = async () => {
+      throw new Error('disk I/O error');
+    };
+    try {
+      const response = await harness.post('/v1/chat/completions', {
+        model: 'up/alpha',
+        messages: [{ role: 'user', content: 'hello' }],
+        stream: true,
+        stream_options: { include_usage: true },
+      });
+      assert.equal(response.status, 200);
+      const events = sseData(await response.text());
+      assert.ok(!events.includes('[DONE]'), 'no terminator after a failure');
+      const chunks = events.map((data) => JSON.parse(data));
+      const error = chunks.at(-1);
+      assert.equal(error.error.code, 'internal_error');
+      assert.ok(!/disk|sqlite/i.test(JSON.stringify(error)), 'nothing internal in the event');
+      const content = chunks
+        .slice(0, -1)
+        .map((chunk) => chunk.choices[0]?.delta.content ?? '')
+        .join('');
+      assert.equal(content, 'Hi there', 'the answer was forwarded as it came');
+      assert.ok(
+        chunks.slice(0, -1).every((chunk) => chunk.choices[0].finish_reason === null && chunk.usage === undefined),
+        'no finish and no usage: the answer was not settled',
+      );
+    } finally {
+      store.recordReceipt = recordReceipt;
+    }
+  });
+
   test('without include_usage there is no usage chunk', async () => {
     const response = await harness.post('/v1/chat/completions', { model: 'up/alpha', messages: [{ role: 'user', content: 'x' }], stream: true });
     const events = sseData(await response.text());

@@ -200,8 +200,13 @@ async function streamAnswer<Parsed extends ParsedChat>(turn: ChatTurn<Parsed>): 
     } else {
       const failure = midStreamError(opened.model, error);
       if (failure.code === 'internal_error') request.log.error({ err: error, requestId: request.requestId }, 'stream failed');
-      await answer.failed(failure);
-      await writer.write(encoder.fail(failure, request.requestId));
+      // The receipt first, so it exists once the client reads the error; the error event even when
+      // the receipt cannot be written (the store failed: the hold stays and is recovered).
+      try {
+        await answer.failed(failure);
+      } finally {
+        await writer.write(encoder.fail(failure, request.requestId));
+      }
     }
   } finally {
     writer.end();
