@@ -9,6 +9,10 @@
  *   BENCH_REDIS_URL          Redis for the scale-out processes (redis://127.0.0.1:6379)
  *   BENCH_LEDGER_CONNECTIONS requests in flight in the loaded phases (50)
  *   BENCH_LEDGER_SECONDS     length of each loaded phase (6)
+ *   BENCH_LEDGER_PIN=1       the one-process comparison as the issue measured it: the SQLite and the
+ *                            PostgreSQL gateway each held to core 1 (every thread, with taskset),
+ *                            this process (the load generator) to core 0; the database and Redis
+ *                            stay free. Unpinned again before the three-process phases.
  *
  * Per phase it prints requests per second, gateway CPU per request (all gateway processes,
  * from /proc), and for PostgreSQL the database work per request (transactions and rows written,
@@ -23,6 +27,7 @@
  * second). The three and the one then alternate in two rounds, as the two modes do, so drift on
  * the box hits both alike.
  */
+import { execFileSync } from 'node:child_process';
 import { mkdir, mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import { join } from 'node:path';
@@ -45,6 +50,13 @@ function intEnv(name: string, fallback: number): number {
 const CONNECTIONS = intEnv('BENCH_LEDGER_CONNECTIONS', 50);
 const PHASE_MS = intEnv('BENCH_LEDGER_SECONDS', 6) * 1_000;
 const SEQUENTIAL_MS = Math.max(2_000, PHASE_MS / 2);
+const PIN = process.env.BENCH_LEDGER_PIN === '1';
+
+/** Holds every thread of `pid` (and those it starts later) to `cores` ("1", "0-1"). */
+function pin(pid: number, cores: string): void {
+  execFileSync('taskset', ['-a', '-cp', cores, String(pid)], { stdio: 'ignore' });
+}
+
 const BODY = JSON.stringify({
   model: 'svc/fast',
   messages: [
@@ -332,6 +344,12 @@ export async function ledgerScaleBench(): Promise<number> {
   try {
     const sqlite = await start('sqlite', 0);
     const postgres = await start('postgres', 0);
+    const allCores = `0-${os.cpus().length - 1}`;
+    if (PIN) {
+      pin(sqlite.process.pid!, '1');
+      pin(postgres.process.pid!, '1');
+      pin(process.pid, '0');
+    }
     await observer.connect();
     // Both warm up (JIT) under the same load before anything is measured, as the three do below.
     progress(`ledger: warming the SQLite and the PostgreSQL process, ${CONNECTIONS} connections`);
@@ -354,6 +372,7 @@ export async function ledgerScaleBench(): Promise<number> {
     for (const [name, results] of runs) sequentialRuns.set(name, results);
     await stopChild(unjournaled.process);
     await stopChild(sqlite.process);
+    if (PIN) for (const pid of [postgres.process.pid!, process.pid]) pin(pid, allCores);
     const more = [postgres, await start('postgres', 1), await start('postgres', 2)];
     // The two new processes warm up (JIT) under the same load before anything is measured.
     progress(`ledger: three PostgreSQL processes on one account, ${CONNECTIONS} connections in all: warming the two new ones`);
@@ -382,7 +401,8 @@ function report(phases: Phase[], sequentialRuns: Map<string, LoadResult[]>): num
     `${os.cpus().length} cores; load average ${os
       .loadavg()
       .map((load) => load.toFixed(1))
-      .join(' / ')} (1 / 5 / 15 min) at the end of the run.`,
+      .join(' / ')} (1 / 5 / 15 min) at the end of the run.` +
+      (PIN ? ' Pinned (BENCH_LEDGER_PIN=1): the one-process gateways on core 1, the load generator on core 0, until the three-process phases.' : ''),
     '',
   ];
   lines.push(
