@@ -151,6 +151,17 @@ test('upstream connections are kept alive and reused, streaming or not', async (
 });
 
 describe('streaming', () => {
+  /** "Hi there" from up/alpha in pieces of three characters, with include_usage: the raw response. */
+  function streamHiThere(): Promise<Response> {
+    harness.fake.script('alpha', { text: 'Hi there', chunkSize: 3, usage: { prompt: 5, completion: 2 } });
+    return harness.post('/v1/chat/completions', {
+      model: 'up/alpha',
+      messages: [{ role: 'user', content: 'hello' }],
+      stream: true,
+      stream_options: { include_usage: true },
+    });
+  }
+
   test('the openai SDK assembles a streamed answer and include_usage gives the usage chunk', async () => {
     harness.fake.script('alpha', { text: 'The quick brown fox jumps.', chunkSize: 4, usage: { prompt: 30, completion: 7, cached: 10 } });
     const stream = await client.chat.completions.create({
@@ -175,13 +186,7 @@ describe('streaming', () => {
   });
 
   test('raw SSE bytes follow the contract: role chunk, pieces, empty delta with finish_reason, usage, [DONE]', async () => {
-    harness.fake.script('alpha', { text: 'Hi there', chunkSize: 3, usage: { prompt: 5, completion: 2 } });
-    const response = await harness.post('/v1/chat/completions', {
-      model: 'up/alpha',
-      messages: [{ role: 'user', content: 'hello' }],
-      stream: true,
-      stream_options: { include_usage: true },
-    });
+    const response = await streamHiThere();
     assert.equal(response.status, 200);
     assert.match(response.headers.get('content-type')!, /^text\/event-stream/);
     assert.ok(response.headers.get('x-svc-receipt-id'));
@@ -215,19 +220,13 @@ describe('streaming', () => {
   });
 
   test('a receipt that cannot be written ends the stream with an error event, not a finish and [DONE]', async () => {
-    harness.fake.script('alpha', { text: 'Hi there', chunkSize: 3, usage: { prompt: 5, completion: 2 } });
     const store = harness.gateway.deps.store;
     const recordReceipt = store.recordReceipt;
     store.recordReceipt = async () => {
       throw new Error('disk I/O error');
     };
     try {
-      const response = await harness.post('/v1/chat/completions', {
-        model: 'up/alpha',
-        messages: [{ role: 'user', content: 'hello' }],
-        stream: true,
-        stream_options: { include_usage: true },
-      });
+      const response = await streamHiThere();
       assert.equal(response.status, 200);
       const events = sseData(await response.text());
       assert.ok(!events.includes('[DONE]'), 'no terminator after a failure');
