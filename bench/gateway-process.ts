@@ -10,7 +10,7 @@ import type { FastifyBaseLogger } from 'fastify';
 import { issueApiKey } from '../src/auth/issue-api-key.ts';
 import { parseConfig } from '../src/config/load-config.ts';
 import { createGateway } from '../src/gateway.ts';
-import { tuneHeapForServing } from '../src/lib/serving-heap.ts';
+import { holdYoungGeneration, tuneHeapForServing } from '../src/lib/serving-heap.ts';
 import { DEFAULT_ACCOUNT_ID } from '../src/storage/store.ts';
 
 const [upstreamUrl, databaseDirectory] = process.argv.slice(2);
@@ -46,8 +46,8 @@ aliases:
   svc/best: { candidates: [fast/echo], reasoning: xhigh }
 `;
 
-// V8's heap as `gateway start` sets it.
-tuneHeapForServing();
+// V8's heap as `gateway start` sets it: held small while the gateway starts, tuned once it listens.
+holdYoungGeneration();
 
 // Logs go to stderr: stdout carries the one JSON line the parent reads.
 const logger = pino({ level: 'warn' }, pino.destination(2)) as unknown as FastifyBaseLogger;
@@ -58,6 +58,7 @@ const { key } = await issueApiKey(gateway.deps.store, { name: 'bench', rateLimit
 // Plenty of funds ($1M), so a balance check never turns the benchmark into a 402 test.
 await gateway.deps.store.addFunds(DEFAULT_ACCOUNT_ID, 1_000_000 * 1e9, 'bench');
 
+tuneHeapForServing();
 process.stdout.write(`${JSON.stringify({ url: gateway.url, key, pid: process.pid })}\n`);
 
 let closing = false;

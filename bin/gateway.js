@@ -8,4 +8,7 @@ if (!existsSync(main)) {
   console.error('gateway: no compiled build in dist/server; run `npm run build` (npm ci does it)');
   process.exit(1);
 }
+// V8's young generation stays at its first size while the gateway starts (src/lib/serving-heap.ts).
+const { holdYoungGeneration } = await import(new URL('../dist/server/serving-heap.js', import.meta.url).href);
+holdYoungGeneration();
 await import(main.href);

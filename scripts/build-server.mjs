@@ -14,6 +14,8 @@ rmSync(out, { recursive: true, force: true });
 await build({
   entryPoints: {
     main: join(root, 'src', 'cli', 'main.ts'),
+    // What bin/gateway.js sets before it loads main (src/lib/serving-heap.ts).
+    'serving-heap': join(root, 'src', 'lib', 'serving-heap.ts'),
     // Threads' entries, started from beside the chunk of the module that starts them (src/lib/thread-jobs.ts).
     'cl100k-counter-thread': join(root, 'src', 'protocol', 'canonical', 'cl100k-counter-thread.mjs'),
     'json-body-thread': join(root, 'src', 'http', 'json-body-thread.mjs'),

@@ -6,8 +6,8 @@ import { describeStore, storeBackend } from './storage/open-store.ts';
 /** `gateway start`: load config, open storage, listen, and shut down gracefully on SIGTERM/SIGINT (a second one: at once). */
 export async function startGateway(options: { configPath?: string } = {}): Promise<{ close(): Promise<void>; url: string }> {
   const config = loadConfig(options.configPath);
-  tuneHeapForServing();
   const gateway = await createGateway(config);
+  tuneHeapForServing();
   const { logger } = gateway.deps;
   const source = options.configPath ?? process.env.GATEWAY_CONFIG ?? 'built-in demo config (simulated provider)';
   logger.info({ url: gateway.url, config: source, database: describeStore(storeBackend(config)) }, `gateway listening on ${gateway.url}/v1`);

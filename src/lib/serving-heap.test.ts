@@ -10,9 +10,11 @@ import { promisify } from 'node:util';
 const CHILD = `
 import { getHeapSpaceStatistics } from 'node:v8';
 import { setImmediate as turn, setTimeout as sleep } from 'node:timers/promises';
-import { capYoungGeneration } from ${JSON.stringify(new URL('./serving-heap.ts', import.meta.url).href)};
+import { capYoungGeneration, holdYoungGeneration } from ${JSON.stringify(new URL('./serving-heap.ts', import.meta.url).href)};
+if (process.env.HOLD === '1') holdYoungGeneration();
 if (process.env.CAP === '1') capYoungGeneration(16);
 const young = () => getHeapSpaceStatistics().find((space) => space.space_name === 'new_space').space_size / 1048576;
+const atStart = young();
 async function load() {
   const kept = [];
   let largest = 0;
@@ -27,6 +29,12 @@ async function load() {
   return largest;
 }
 const sizes = [await load()];
+if (process.env.HOLD === '1') {
+  // Start-up is over: the gateway serves, and the same load may grow it up to the cap.
+  capYoungGeneration(16);
+  sizes.unshift(atStart);
+  sizes.push(await load());
+}
 if (process.env.IDLE === '1') {
   // V8 shrinks the young generation at a collection once little was allocated for a few seconds.
   for (let waited = 0; young() >= sizes[0] && waited < 30; waited++) {
@@ -38,10 +46,16 @@ if (process.env.IDLE === '1') {
 console.log(sizes.join(' '));
 `;
 
-async function youngGenerationMib(cap: boolean, options: { nodeOptions?: string; idle?: boolean } = {}): Promise<number[]> {
+async function youngGenerationMib(cap: boolean, options: { nodeOptions?: string; idle?: boolean; hold?: boolean } = {}): Promise<number[]> {
   const args = ['--expose-gc', '--import', 'tsx', '--input-type=module', '-e', CHILD];
   const { stdout } = await promisify(execFile)(process.execPath, args, {
-    env: { ...process.env, CAP: cap ? '1' : '0', IDLE: options.idle ? '1' : '0', NODE_OPTIONS: options.nodeOptions ?? '' },
+    env: {
+      ...process.env,
+      CAP: cap ? '1' : '0',
+      IDLE: options.idle ? '1' : '0',
+      HOLD: options.hold ? '1' : '0',
+      NODE_OPTIONS: options.nodeOptions ?? '',
+    },
   });
   return stdout.trim().split(' ').map(Number);
 }
@@ -60,4 +74,13 @@ test('shrunk by V8 while idle, the young generation grows back to its cap under 
 
 test("an operator's own young-generation flag wins over the cap", async () => {
   assert.deepEqual(await youngGenerationMib(true, { nodeOptions: '--max-semi-space-size=16' }), [32]);
+});
+
+test('held while the process starts, the young generation keeps its first size, then grows to its cap once serving', async () => {
+  const [atHold, starting, serving] = await youngGenerationMib(false, { hold: true });
+  assert.ok(atHold! < 16, `${atHold} MiB when held`);
+  assert.equal(starting, atHold, 'held: it did not grow under the load that grows it to 32 unheld');
+  assert.equal(serving, 16);
+  const [, ...operator] = await youngGenerationMib(false, { hold: true, nodeOptions: '--max-semi-space-size=16' });
+  assert.deepEqual(operator, [32, 32], "an operator's flag wins");
 });
