@@ -6,13 +6,24 @@ import { promisify } from 'node:util';
 // V8's flags are the process's: each case runs in a process of its own. A request's worth of
 // objects survives a collection or two, which makes the young generation grow. The child prints
 // the largest young generation under load, then (with IDLE) the size V8 shrank it to while idle and
-// the largest under the same load again.
+// the largest under the same load again. With WORKER, a worker thread starts before the first load
+// and before one more load at the end (its size is printed last).
 const CHILD = `
+import { once } from 'node:events';
 import { getHeapSpaceStatistics } from 'node:v8';
+import { Worker } from 'node:worker_threads';
 import { setImmediate as turn, setTimeout as sleep } from 'node:timers/promises';
-import { capYoungGeneration, holdYoungGeneration } from ${JSON.stringify(new URL('./serving-heap.ts', import.meta.url).href)};
+import { capYoungGeneration, holdYoungGeneration, keepYoungGenerationHeld } from ${JSON.stringify(new URL('./serving-heap.ts', import.meta.url).href)};
 if (process.env.HOLD === '1') holdYoungGeneration();
 if (process.env.CAP === '1') capYoungGeneration(16);
+async function startWorker() {
+  if (process.env.WORKER !== '1') return;
+  const worker = new Worker('setTimeout(() => {}, 60_000)', { eval: true });
+  keepYoungGenerationHeld(worker);
+  await once(worker, 'online');
+  worker.unref();
+}
+await startWorker();
 const young = () => getHeapSpaceStatistics().find((space) => space.space_name === 'new_space').space_size / 1048576;
 const atStart = young();
 async function load() {
@@ -43,10 +54,17 @@ if (process.env.IDLE === '1') {
   }
   sizes.push(young(), await load());
 }
+if (process.env.WORKER === '1') {
+  await startWorker();
+  sizes.push(await load());
+}
 console.log(sizes.join(' '));
 `;
 
-async function youngGenerationMib(cap: boolean, options: { nodeOptions?: string; idle?: boolean; hold?: boolean } = {}): Promise<number[]> {
+async function youngGenerationMib(
+  cap: boolean,
+  options: { nodeOptions?: string; idle?: boolean; hold?: boolean; worker?: boolean } = {},
+): Promise<number[]> {
   const args = ['--expose-gc', '--import', 'tsx', '--input-type=module', '-e', CHILD];
   const { stdout } = await promisify(execFile)(process.execPath, args, {
     env: {
@@ -54,6 +72,7 @@ async function youngGenerationMib(cap: boolean, options: { nodeOptions?: string;
       CAP: cap ? '1' : '0',
       IDLE: options.idle ? '1' : '0',
       HOLD: options.hold ? '1' : '0',
+      WORKER: options.worker ? '1' : '0',
       NODE_OPTIONS: options.nodeOptions ?? '',
     },
   });
@@ -83,4 +102,12 @@ test('held while the process starts, the young generation keeps its first size, 
   assert.equal(serving, 16);
   const [, ...operator] = await youngGenerationMib(false, { hold: true, nodeOptions: '--max-semi-space-size=16' });
   assert.deepEqual(operator, [32, 32], "an operator's flag wins");
+});
+
+test('a worker thread started meanwhile does not let the young generation grow past its hold or its cap', async () => {
+  // V8 raises the (process-wide) growth factor back to 2 as it makes each worker's heap.
+  const [atHold, starting, serving, afterWorker] = await youngGenerationMib(false, { hold: true, worker: true });
+  assert.equal(starting, atHold, 'still held after a worker started while the gateway started');
+  assert.equal(serving, 16);
+  assert.equal(afterWorker, 16, 'still at its cap after a worker started while serving');
 });

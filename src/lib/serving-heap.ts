@@ -1,5 +1,6 @@
 import { PerformanceObserver } from 'node:perf_hooks';
 import { getHeapSpaceStatistics, setFlagsFromString } from 'node:v8';
+import type { Worker } from 'node:worker_threads';
 
 /** The V8 flags the process was started with (command line and NODE_OPTIONS): an operator's own values win. */
 const startFlags = () => `${process.execArgv.join(' ')} ${process.env.NODE_OPTIONS ?? ''}`;
@@ -10,7 +11,37 @@ const startFlags = () => `${process.execArgv.join(' ')} ${process.env.NODE_OPTIO
  * grew it to 8-16 MiB, and an idle gateway kept 7.4 MiB of it resident with 0.1 MiB in use.
  */
 export function holdYoungGeneration(): void {
-  if (!startFlags().includes('semi-space')) setFlagsFromString('--semi-space-growth-factor=1');
+  if (!startFlags().includes('semi-space')) setGrowthFactor(1);
+}
+
+/** The young generation's growth factor this module last set, if any. */
+let growthFactor: number | null = null;
+
+function setGrowthFactor(factor: number): void {
+  growthFactor = factor;
+  setFlagsFromString(`--semi-space-growth-factor=${factor}`);
+}
+
+/**
+ * Call with each worker thread started: V8 raises the growth factor back to at least 2 while it
+ * makes the worker's heap (the flag is the process's), which let the main young generation grow
+ * past a hold or its cap at the next collection (measured: one bench-peers run in four went from
+ * 16 to 32 MiB when the checkpoint thread started under load). Until the worker is online (its heap
+ * made), a factor of 1 this module holds is set again every millisecond.
+ */
+export function keepYoungGenerationHeld(worker: Worker): void {
+  // The heap is made early in the worker's start, ~40 ms before it is online, and under load the
+  // main thread collects several times meanwhile: the factor is set again every millisecond until then.
+  const hold = setInterval(() => {
+    if (growthFactor === 1) setGrowthFactor(1);
+  }, 1);
+  hold.unref();
+  const done = () => {
+    clearInterval(hold);
+    if (growthFactor === 1) setGrowthFactor(1);
+  };
+  worker.once('online', done);
+  worker.once('exit', done);
 }
 
 /**
@@ -36,27 +67,24 @@ export function tuneHeapForServing(): void {
  * generation reaches `mib` it is set to 1 (no growth), after every collection that finds it there,
  * and back to V8's 2 once V8 has shrunk it (after a while idle), so that it grows back under load.
  * A new isolate (a worker thread: the checkpoint and body threads) puts the factor back to 2 when
- * its heap is made. Until the next collection sets it again, a growth can slip through if that one
- * collection brings what survived since V8's last growth check past the young generation's size
- * (measured: one run in twenty of a test starting two workers, one run in four of the bench-peers
- * load, whose checkpoint thread starts once); the young generation is then 32 MiB, as without the
- * cap. Nothing is done when the operator set a semi-space flag.
+ * its heap is made: `keepYoungGenerationHeld` sets it again once the worker is online. Nothing is
+ * done when the operator set a semi-space flag.
  */
 export function capYoungGeneration(mib = 16): void {
   if (startFlags().includes('semi-space')) return;
   const capBytes = mib * 1024 * 1024;
   // It may grow from here (holdYoungGeneration kept it small while the process started).
-  setFlagsFromString('--semi-space-growth-factor=2');
+  setGrowthFactor(2);
   let holding = false;
   const observer = new PerformanceObserver(() => {
     const young = getHeapSpaceStatistics().find((space) => space.space_name === 'new_space');
     if (young === undefined) return;
     if (young.space_size >= capBytes) {
-      setFlagsFromString('--semi-space-growth-factor=1');
+      setGrowthFactor(1);
       holding = true;
     } else if (holding) {
       // V8 shrank it (the process was idle): it may grow again, up to the cap.
-      setFlagsFromString('--semi-space-growth-factor=2');
+      setGrowthFactor(2);
       holding = false;
     }
   });

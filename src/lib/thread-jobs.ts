@@ -1,4 +1,5 @@
 import { Worker, type TransferListItem } from 'node:worker_threads';
+import { keepYoungGenerationHeld } from './serving-heap.ts';
 
 interface Pending {
   resolve(reply: unknown): void;
@@ -47,6 +48,7 @@ export class ThreadJobs<Reply extends { id: number }> {
     if (this.running) return this.running.worker;
     // No flags of the parent's (a TypeScript loader, a profiler): the entry is plain JavaScript.
     const running: Running = { worker: new Worker(this.entry, { execArgv: [] }), pending: new Map(), idle: null };
+    keepYoungGenerationHeld(running.worker);
     const fail = (error: Error) => {
       if (this.running === running) {
         this.running = null;

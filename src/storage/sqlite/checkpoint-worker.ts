@@ -1,6 +1,7 @@
 import { Worker } from 'node:worker_threads';
 import { createRequire } from 'node:module';
 import { statSync } from 'node:fs';
+import { keepYoungGenerationHeld } from '../../lib/serving-heap.ts';
 
 // Plain CommonJS so the worker needs no TypeScript loader.
 const WORKER_SOURCE = `
@@ -75,6 +76,7 @@ export function startCheckpointWorker(
       clearInterval(watch!);
       watch = null;
       const started = new Worker(WORKER_SOURCE, { eval: true, workerData: { path, intervalMs, idleMs, driver } });
+      keepYoungGenerationHeld(started);
       worker = started;
       starts++;
       started.unref();
