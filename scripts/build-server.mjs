@@ -2,7 +2,7 @@
 // esbuild into ES modules, with the packages left as imports from node_modules. `gateway start`
 // loads only what it uses: the HTTP stack is its own chunk, which key and funds commands never load.
 // Run by `npm ci` (prepare), `npm start` (prestart) and `npm test`; takes well under a second.
-import { rmSync } from 'node:fs';
+import { rmSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
@@ -31,3 +31,7 @@ await build({
   logLevel: 'warning',
   legalComments: 'none',
 });
+
+// The counting thread's cl100k ranks, gpt-tokenizer's own, as JSON (src/protocol/canonical/cl100k-counter-thread.mjs).
+const { default: cl100kRanks } = await import('gpt-tokenizer/esm/bpeRanks/cl100k_base');
+writeFileSync(join(out, 'cl100k-ranks.json'), JSON.stringify(cl100kRanks));

@@ -10,7 +10,7 @@ import { countTextTokens } from '../src/protocol/canonical/text-token-count.ts';
 import { buildServer } from './helpers/build-server.ts';
 import { startGatewayProcess } from './helpers/gateway-process.ts';
 
-test('the compiled build loads no TypeScript compiler or loader, and bin/gateway.js runs it', () => {
+test('the compiled build loads no TypeScript compiler or loader, and bin/gateway.js runs it', async () => {
   buildServer();
   const directory = join('dist', 'server');
   const files = readdirSync(directory).filter((name) => name.endsWith('.js'));
@@ -32,6 +32,9 @@ test('the compiled build loads no TypeScript compiler or loader, and bin/gateway
     [],
     'no TypeScript source is imported',
   );
+  // The counting thread reads gpt-tokenizer's cl100k ranks from JSON the build wrote beside it.
+  const { default: ranks } = await import('gpt-tokenizer/esm/bpeRanks/cl100k_base');
+  assert.deepEqual(JSON.parse(readFileSync(join(directory, 'cl100k-ranks.json'), 'utf8')), ranks);
   const help = spawnSync(process.execPath, ['bin/gateway.js', '--help'], { encoding: 'utf8' });
   assert.equal(help.status, 0, help.stderr);
   assert.match(help.stdout, /Usage: gateway <command>/);

@@ -1,4 +1,4 @@
-import { Worker, type TransferListItem } from 'node:worker_threads';
+import { Worker, type ResourceLimits, type TransferListItem } from 'node:worker_threads';
 import { keepYoungGenerationHeld } from './serving-heap.ts';
 
 interface Pending {
@@ -30,12 +30,16 @@ export class ThreadJobs<Reply extends { id: number }> {
   private running: Running | null = null;
   private nextId = 0;
 
-  /** `onStop` runs when the thread stops (idle, failed or exited), to give up what was kept for it. */
+  /**
+   * `onStop` runs when the thread stops (idle, failed or exited), to give up what was kept for it;
+   * `resourceLimits` are the thread's heap sizes (Node's defaults when not given).
+   */
   constructor(
     private readonly entry: URL,
     private readonly what: string,
     private readonly idleMs: number,
     private readonly onStop: () => void = () => {},
+    private readonly resourceLimits?: ResourceLimits,
   ) {}
 
   /** Whether the thread is running. */
@@ -47,7 +51,8 @@ export class ThreadJobs<Reply extends { id: number }> {
   start(): Worker {
     if (this.running) return this.running.worker;
     // No flags of the parent's (a TypeScript loader, a profiler): the entry is plain JavaScript.
-    const running: Running = { worker: new Worker(this.entry, { execArgv: [] }), pending: new Map(), idle: null };
+    const worker = new Worker(this.entry, { execArgv: [], ...(this.resourceLimits && { resourceLimits: this.resourceLimits }) });
+    const running: Running = { worker, pending: new Map(), idle: null };
     keepYoungGenerationHeld(running.worker);
     const fail = (error: Error) => {
       if (this.running === running) {
