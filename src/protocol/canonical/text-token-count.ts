@@ -14,8 +14,8 @@ import { CL100K_PAIR_TABLE, CL100K_WHITESPACE_RUNS } from './cl100k-pair-table.t
  * - `countTexts`: the count itself. Long texts are cut into chunks (at word boundaries,
  *   which keeps the count exact, or every `HARD_CUT` characters inside a run with no boundary,
  *   which bounds the tokenizer's merge step: it grows quadratically with a run's length), and
- *   the chunks are counted on a thread of their own, which loads the tokenizer's tables (~40 MB)
- *   on the first count, not at start.
+ *   the chunks are counted on a thread of their own, which loads the tokenizer's tables (27-31 MiB
+ *   with the thread, from the build's JSON; cl100k-counter-thread.mjs) on the first count, not at start.
  *
  * What stays on the event loop (weighing bytes, cutting chunks) gives it back every `SLICE_MS`.
  */
