@@ -33,6 +33,13 @@ try {
     undefined,
     { ...process.env, BENCH_TURN_LOG: turnLog },
   );
+  /** The gateway process's resident memory now and at its peak (VmRSS, VmHWM), in MiB. */
+  const memory = async () => {
+    const status = await readFile(`/proc/${gateway.process.pid}/status`, 'utf8').catch(() => '');
+    const mib = (name: string) => (Number(new RegExp(`^${name}:\\s+(\\d+)`, 'm').exec(status)?.[1] ?? NaN) / 1024).toFixed(1);
+    return { rss: mib('VmRSS'), peak: mib('VmHWM') };
+  };
+  const atStart = await memory();
   /** The main thread's longest turn on the CPU between two monotonic instants (ns), in ms; 0 when none reached 2 ms. */
   async function longestTurn(from: bigint, to: bigint): Promise<number> {
     let longest = 0;
@@ -150,6 +157,10 @@ try {
     }
   }
   await bystanderThread.terminate();
+  const atEnd = await memory();
+  console.log(
+    `\nGateway RSS (its threads included): ${atStart.rss} MiB before the prompts, ${atEnd.rss} MiB after them, ${atEnd.peak} MiB at its peak.`,
+  );
 } finally {
   await stopAllChildren();
   await rm(directory, { recursive: true, force: true });
