@@ -31,7 +31,7 @@ function setGrowthFactor(factor: number): void {
  */
 export function keepYoungGenerationHeld(worker: Worker): void {
   // The heap is made early in the worker's start, ~40 ms before it is online, and under load the
-  // main thread collects several times meanwhile: the factor is set again every millisecond until then.
+  // main thread collects several times meanwhile.
   const hold = setInterval(() => {
     if (growthFactor === 1) setGrowthFactor(1);
   }, 1);
@@ -67,8 +67,8 @@ export function tuneHeapForServing(): void {
  * generation reaches `mib` it is set to 1 (no growth), after every collection that finds it there,
  * and back to V8's 2 once V8 has shrunk it (after a while idle), so that it grows back under load.
  * A new isolate (a worker thread: the checkpoint and body threads) puts the factor back to 2 when
- * its heap is made: `keepYoungGenerationHeld` sets it again once the worker is online. Nothing is
- * done when the operator set a semi-space flag.
+ * its heap is made: `keepYoungGenerationHeld` sets it again from the worker's start until it is
+ * online. Nothing is done when the operator set a semi-space flag.
  */
 export function capYoungGeneration(mib = 16): void {
   if (startFlags().includes('semi-space')) return;

@@ -15,7 +15,7 @@ async function parse(jobs: ThreadJobs<{ id: number; body?: unknown }>, text: str
 
 test('a thread stops once idle for its time, giving its memory back, and the next job starts it again', async () => {
   let stops = 0;
-  const jobs = new ThreadJobs<{ id: number; body?: unknown }>(entry, 'test', 1_000, () => stops++);
+  const jobs = new ThreadJobs<{ id: number; body?: unknown }>(entry, 'test', 1_000, { onStop: () => stops++ });
   assert.equal(jobs.started, false);
   assert.deepEqual(await parse(jobs, '{"a":1}'), { a: 1 });
   const worker = jobs.start();
@@ -35,7 +35,7 @@ test('a thread stops once idle for its time, giving its memory back, and the nex
 
 test('a thread that fails rejects its pending jobs, and the next job starts a fresh one', async () => {
   let stops = 0;
-  const jobs = new ThreadJobs<{ id: number; body?: unknown }>(entry, 'test', 60_000, () => stops++);
+  const jobs = new ThreadJobs<{ id: number; body?: unknown }>(entry, 'test', 60_000, { onStop: () => stops++ });
   const worker = jobs.start();
   const { reply } = jobs.open();
   await worker.terminate();

@@ -38,9 +38,12 @@ export class ThreadJobs<Reply extends { id: number }> {
     private readonly entry: URL,
     private readonly what: string,
     private readonly idleMs: number,
-    private readonly onStop: () => void = () => {},
-    private readonly resourceLimits?: ResourceLimits,
+    private readonly options: { onStop?: () => void; resourceLimits?: ResourceLimits } = {},
   ) {}
+
+  private onStop(): void {
+    this.options.onStop?.();
+  }
 
   /** Whether the thread is running. */
   get started(): boolean {
@@ -51,7 +54,8 @@ export class ThreadJobs<Reply extends { id: number }> {
   start(): Worker {
     if (this.running) return this.running.worker;
     // No flags of the parent's (a TypeScript loader, a profiler): the entry is plain JavaScript.
-    const worker = new Worker(this.entry, { execArgv: [], ...(this.resourceLimits && { resourceLimits: this.resourceLimits }) });
+    const { resourceLimits } = this.options;
+    const worker = new Worker(this.entry, { execArgv: [], ...(resourceLimits && { resourceLimits }) });
     const running: Running = { worker, pending: new Map(), idle: null };
     keepYoungGenerationHeld(running.worker);
     const fail = (error: Error) => {

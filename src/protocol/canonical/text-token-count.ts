@@ -156,12 +156,11 @@ export async function tokenFloors(texts: readonly string[], stopAbove = Infinity
 const counting = new ThreadJobs<{ id: number; counts: number[] }>(
   threadEntry('cl100k-counter-thread', import.meta.url),
   'token-counting',
-  // Its tables go back a minute after the last count; loading them again takes ~0.2 s, off the event loop.
+  // Its tables go back a minute after the last count; loading them again takes ~0.15-0.2 s, off the event loop.
   60_000,
-  undefined,
   // A young generation of 2 MiB, not the default that grows to 16: measured on 2 MB of English in
   // 4 KB chunks, the thread then held 35 MiB instead of 65 and counted in 170 ms instead of 400.
-  { maxYoungGenerationSizeMb: 2 },
+  { resourceLimits: { maxYoungGenerationSizeMb: 2 } },
 );
 
 async function countOnThread(chunks: string[]): Promise<number[]> {
