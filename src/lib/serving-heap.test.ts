@@ -6,20 +6,19 @@ import { promisify } from 'node:util';
 // V8's flags are the process's: each case runs in a process of its own. A request's worth of
 // objects survives a collection or two, which makes the young generation grow. The child prints
 // the largest young generation under load, then (with IDLE) the size V8 shrank it to while idle and
-// the largest under the same load again. With WORKER, a worker thread starts before the first load
+// the largest under the same load again. With WORKER, a worker thread (startThread) starts before the first load
 // and before one more load at the end (its size is printed last).
 const CHILD = `
 import { once } from 'node:events';
 import { getHeapSpaceStatistics } from 'node:v8';
-import { Worker } from 'node:worker_threads';
 import { setImmediate as turn, setTimeout as sleep } from 'node:timers/promises';
-import { capYoungGeneration, holdYoungGeneration, keepYoungGenerationHeld } from ${JSON.stringify(new URL('./serving-heap.ts', import.meta.url).href)};
+import { capYoungGeneration, holdYoungGeneration } from ${JSON.stringify(new URL('./serving-heap.ts', import.meta.url).href)};
+import { startThread } from ${JSON.stringify(new URL('./thread-jobs.ts', import.meta.url).href)};
 if (process.env.HOLD === '1') holdYoungGeneration();
 if (process.env.CAP === '1') capYoungGeneration(16);
 async function startWorker() {
   if (process.env.WORKER !== '1') return;
-  const worker = new Worker('setTimeout(() => {}, 60_000)', { eval: true });
-  keepYoungGenerationHeld(worker);
+  const worker = startThread('setTimeout(() => {}, 60_000)', { eval: true });
   await once(worker, 'online');
   worker.unref();
 }

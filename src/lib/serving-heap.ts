@@ -23,7 +23,7 @@ function setGrowthFactor(factor: number): void {
 }
 
 /**
- * Call with each worker thread started: V8 raises the growth factor back to at least 2 while it
+ * Called with each worker thread started (thread-jobs.ts `startThread`): V8 raises the growth factor back to at least 2 while it
  * makes the worker's heap (the flag is the process's), which let the main young generation grow
  * past a hold or its cap at the next collection (measured: one bench-peers run in four went from
  * 16 to 32 MiB when the checkpoint thread started under load). Until the worker is online (its heap
@@ -75,18 +75,12 @@ export function capYoungGeneration(mib = 16): void {
   const capBytes = mib * 1024 * 1024;
   // It may grow from here (holdYoungGeneration kept it small while the process started).
   setGrowthFactor(2);
-  let holding = false;
   const observer = new PerformanceObserver(() => {
     const young = getHeapSpaceStatistics().find((space) => space.space_name === 'new_space');
     if (young === undefined) return;
-    if (young.space_size >= capBytes) {
-      setGrowthFactor(1);
-      holding = true;
-    } else if (holding) {
-      // V8 shrank it (the process was idle): it may grow again, up to the cap.
-      setGrowthFactor(2);
-      holding = false;
-    }
+    if (young.space_size >= capBytes) setGrowthFactor(1);
+    // V8 shrank it (the process was idle): it may grow again, up to the cap.
+    else if (growthFactor === 1) setGrowthFactor(2);
   });
   observer.observe({ entryTypes: ['gc'] });
 }

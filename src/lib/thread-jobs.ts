@@ -1,4 +1,4 @@
-import { Worker, type ResourceLimits, type TransferListItem } from 'node:worker_threads';
+import { Worker, type ResourceLimits, type TransferListItem, type WorkerOptions } from 'node:worker_threads';
 import { keepYoungGenerationHeld } from './serving-heap.ts';
 
 interface Pending {
@@ -18,6 +18,16 @@ interface Running {
  */
 export function threadEntry(name: string, besideModule: string): URL {
   return new URL(`./${name}.${besideModule.endsWith('.ts') ? 'mjs' : 'js'}`, besideModule);
+}
+
+/**
+ * Every thread the gateway starts starts here: a new isolate resets V8's process-wide young
+ * generation growth, which `keepYoungGenerationHeld` puts back (serving-heap.ts).
+ */
+export function startThread(entry: URL | string, options: WorkerOptions): Worker {
+  const worker = new Worker(entry, options);
+  keepYoungGenerationHeld(worker);
+  return worker;
 }
 
 /**
@@ -55,9 +65,8 @@ export class ThreadJobs<Reply extends { id: number }> {
     if (this.running) return this.running.worker;
     // No flags of the parent's (a TypeScript loader, a profiler): the entry is plain JavaScript.
     const { resourceLimits } = this.options;
-    const worker = new Worker(this.entry, { execArgv: [], ...(resourceLimits && { resourceLimits }) });
+    const worker = startThread(this.entry, { execArgv: [], ...(resourceLimits && { resourceLimits }) });
     const running: Running = { worker, pending: new Map(), idle: null };
-    keepYoungGenerationHeld(running.worker);
     const fail = (error: Error) => {
       if (this.running === running) {
         this.running = null;

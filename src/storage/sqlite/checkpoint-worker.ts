@@ -1,7 +1,7 @@
-import { Worker } from 'node:worker_threads';
+import type { Worker } from 'node:worker_threads';
 import { createRequire } from 'node:module';
 import { statSync } from 'node:fs';
-import { keepYoungGenerationHeld } from '../../lib/serving-heap.ts';
+import { startThread } from '../../lib/thread-jobs.ts';
 
 // Plain CommonJS so the worker needs no TypeScript loader.
 const WORKER_SOURCE = `
@@ -75,8 +75,7 @@ export function startCheckpointWorker(
       if (walBytes < startAtWalBytes) return;
       clearInterval(watch!);
       watch = null;
-      const started = new Worker(WORKER_SOURCE, { eval: true, workerData: { path, intervalMs, idleMs, driver } });
-      keepYoungGenerationHeld(started);
+      const started = startThread(WORKER_SOURCE, { eval: true, workerData: { path, intervalMs, idleMs, driver } });
       worker = started;
       starts++;
       started.unref();
