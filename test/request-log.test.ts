@@ -1,9 +1,18 @@
 import assert from 'node:assert/strict';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { Writable } from 'node:stream';
 import { describe, test } from 'node:test';
 import pino from 'pino';
 import type { FastifyBaseLogger } from 'fastify';
-import { startHarness, UPSTREAM_OPENAI_KEY } from './helpers/gateway-harness.ts';
+import { issueApiKey } from '../src/auth/issue-api-key.ts';
+import { NANO_PER_USD } from '../src/lib/money.ts';
+import { createSqliteStore } from '../src/storage/sqlite/sqlite-store.ts';
+import { DEFAULT_ACCOUNT_ID } from '../src/storage/store.ts';
+import { startFakeUpstream } from './fake-upstream/fake-upstream.ts';
+import { harnessConfigText, startHarness, UPSTREAM_OPENAI_KEY } from './helpers/gateway-harness.ts';
+import { startGatewayProcess } from './helpers/gateway-process.ts';
 
 /** A logger whose JSON lines land in `lines`. */
 function capturingLogger(lines: Array<Record<string, unknown>>): FastifyBaseLogger {
@@ -62,6 +71,56 @@ describe('one structured log line per request', () => {
       assert.equal(lines.filter((line) => line.msg === 'request').length, 0);
     } finally {
       await harness.close();
+    }
+  });
+});
+
+describe('the request log of a gateway process', () => {
+  test('standard output carries one whole line per request under load, and every line is out when the process stops', async () => {
+    const fake = await startFakeUpstream();
+    const directory = await mkdtemp(join(tmpdir(), 'gateway-log-'));
+    try {
+      const databasePath = join(directory, 'gateway.db');
+      const configPath = join(directory, 'gateway.yaml');
+      await writeFile(configPath, harnessConfigText(fake.url, databasePath));
+      const store = createSqliteStore(databasePath);
+      await store.migrate();
+      await store.addFunds(DEFAULT_ACCOUNT_ID, 5 * NANO_PER_USD, 'test');
+      const { key } = await issueApiKey(store, { name: 'log', rateLimitPerMinute: 1_000_000 });
+      await store.close();
+      const gateway = await startGatewayProcess(configPath);
+      const receiptIds = new Set<string>();
+      try {
+        // Lines written while others are on their way go out together: many requests at once.
+        for (let round = 0; round < 4; round++) {
+          const answers = await Promise.all(
+            Array.from({ length: 50 }, () =>
+              fetch(`${gateway.url}/v1/chat/completions`, {
+                method: 'POST',
+                headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+                body: JSON.stringify({ model: 'up/alpha', messages: [{ role: 'user', content: 'hi' }] }),
+              }),
+            ),
+          );
+          for (const answer of answers) {
+            assert.equal(answer.status, 200);
+            receiptIds.add(answer.headers.get('x-svc-receipt-id')!);
+            await answer.arrayBuffer();
+          }
+        }
+      } finally {
+        // The process exits as soon as it has closed: whatever it still held for standard output goes out first.
+        assert.equal((await gateway.stop()).code, 0);
+      }
+      const lines = gateway.output().split('\n').filter(Boolean);
+      const parsed = lines.map((line) => JSON.parse(line) as Record<string, unknown>);
+      const logged = parsed.filter((line) => line.msg === 'request').map((line) => line.receipt_id);
+      assert.equal(logged.length, 200);
+      assert.deepEqual(new Set(logged), receiptIds);
+      assert.equal(parsed.at(-1)!.msg, 'shut down');
+    } finally {
+      await fake.close();
+      await rm(directory, { recursive: true, force: true });
     }
   });
 });
