@@ -10,8 +10,9 @@ export interface Child<Info> {
 const running = new Set<ChildProcess>();
 
 /**
- * Starts `node [nodeArgs] --import tsx <script> [args]` and resolves with the JSON line it
- * prints first on stdout. Its stdin stays a pipe: the child exits when this process does.
+ * Starts `node [nodeArgs] --import tsx <script> [args]` (a compiled `.js` script without tsx) and
+ * resolves with the JSON line it prints first on stdout. Its stdin stays a pipe: the child exits
+ * when this process does.
  */
 export async function startChild<Info>(
   script: string,
@@ -20,7 +21,8 @@ export async function startChild<Info>(
   timeoutMs = 20_000,
   env: NodeJS.ProcessEnv = process.env,
 ): Promise<Child<Info>> {
-  const child = spawn(process.execPath, [...nodeArgs, '--import', 'tsx', script, ...args], {
+  const loader = script.endsWith('.js') ? [] : ['--import', 'tsx'];
+  const child = spawn(process.execPath, [...nodeArgs, ...loader, script, ...args], {
     cwd: process.cwd(),
     env,
     stdio: ['pipe', 'pipe', 'inherit'],

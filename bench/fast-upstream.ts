@@ -67,7 +67,15 @@ function answer(request: IncomingMessage, response: ServerResponse, raw: string)
   response.writeHead(200, { 'content-type': 'application/json', 'content-length': COMPLETION.length }).end(COMPLETION);
 }
 
+/** When the headers of the last request of over a megabyte arrived (ms since the epoch, sub-ms), for bench/huge-prompts.ts. */
+let largeRequestAt: number | null = null;
+
 const server = createServer((request, response) => {
+  if (request.method === 'GET' && request.url === '/bench/large-request-at') {
+    response.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ at: largeRequestAt }));
+    return;
+  }
+  if (Number(request.headers['content-length']) > 1024 * 1024) largeRequestAt = performance.timeOrigin + performance.now();
   if (request.method !== 'POST' || request.url !== '/v1/chat/completions') {
     request.resume();
     response.writeHead(404, { 'content-type': 'application/json' }).end('{"error":{"message":"not found"}}');

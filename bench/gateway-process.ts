@@ -1,6 +1,7 @@
 /**
- * The gateway under test, in its own process so its CPU can be read alone from /proc.
- * `node --import tsx bench/gateway-process.ts <upstream-url> <db-directory>` prints
+ * The gateway under test, in its own process so its CPU can be read alone from /proc. The benches
+ * run it compiled (bench/compiled-gateway.ts), as `npm start` runs the gateway:
+ * `node dist/bench-gateway/gateway-process.js <upstream-url> <db-directory>` prints
  * {"url","key","pid"} as one JSON line on stdout, then serves until SIGTERM or until its
  * stdin closes. Everything is on, as in production: auth, routing, receipts in SQLite.
  */

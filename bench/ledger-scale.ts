@@ -33,6 +33,7 @@ import os from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
 import { cpuMs, machineCpuMs, startChild, stopChild, type Child } from './children.ts';
+import { compiledGatewayProcess } from './compiled-gateway.ts';
 import { createPool, runLoad, type LoadResult, type Target } from './load.ts';
 import { ms, percentiles } from './stats.ts';
 import { DEFAULT_HOLD_JOURNAL_PREFIX } from '../src/storage/postgres/redis-hold-journal.ts';
@@ -328,7 +329,7 @@ export async function ledgerScaleBench(): Promise<number> {
     await mkdir(join(directory, `${kind}-${index}`), { recursive: true });
     if (kind === 'postgres') Object.assign(env, { DATABASE_URL: databaseUrl.href, REDIS_URL: redisUrl });
     const child = await startChild<GatewayInfo>(
-      'bench/gateway-process.ts',
+      await compiledGatewayProcess(),
       [upstream.info.url, join(directory, `${kind}-${index}`)],
       [],
       30_000,

@@ -17,6 +17,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import { join, resolve } from 'node:path';
 import { cpuMs, startChild, stopAllChildren } from './children.ts';
+import { compiledGatewayProcess } from './compiled-gateway.ts';
 import { ledgerScaleBench } from './ledger-scale.ts';
 import { createPool, runLoad, type LoadResult, type Target } from './load.ts';
 import { ms, percentiles } from './stats.ts';
@@ -117,7 +118,11 @@ const warmupSamples: string[] = [];
 async function bench(): Promise<void> {
   const upstream = await startChild<{ url: string; pid: number }>('bench/fast-upstream.ts', []);
   const profile = CPU_PROF_DIR ? ['--cpu-prof', `--cpu-prof-dir=${resolve(CPU_PROF_DIR)}`] : [];
-  const gateway = await startChild<{ url: string; key: string; pid: number }>('bench/gateway-process.ts', [upstream.info.url, dbDirectory], profile);
+  const gateway = await startChild<{ url: string; key: string; pid: number }>(
+    await compiledGatewayProcess(),
+    [upstream.info.url, dbDirectory],
+    profile,
+  );
   const gatewayPid = gateway.process.pid!;
   if (gateway.info.pid !== gatewayPid) throw new Error(`gateway reported pid ${gateway.info.pid}, spawned ${gatewayPid}`);
 

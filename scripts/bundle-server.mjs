@@ -1,0 +1,38 @@
+// The server's bundle: the given entry points and what they import, bundled by esbuild into ES
+// modules in `out`, with the packages left as imports from node_modules (so `out` must lie inside
+// the checkout). The threads' entries and serving-heap are always in it: a thread is started from
+// beside the chunk of the module that starts it (src/lib/thread-jobs.ts). Used by
+// scripts/build-server.mjs (dist/server) and the benchmarks' compiled gateway (bench/compiled.ts).
+import { writeFileSync } from 'node:fs';
+import { rm } from 'node:fs/promises';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { build } from 'esbuild';
+
+const root = join(dirname(fileURLToPath(import.meta.url)), '..');
+
+export async function bundleServer(out, entryPoints) {
+  await rm(out, { recursive: true, force: true });
+  await build({
+    entryPoints: {
+      ...entryPoints,
+      // What bin/gateway.js sets before it loads main (src/lib/serving-heap.ts).
+      'serving-heap': join(root, 'src', 'lib', 'serving-heap.ts'),
+      'cl100k-counter-thread': join(root, 'src', 'protocol', 'canonical', 'cl100k-counter-thread.mjs'),
+      'json-body-thread': join(root, 'src', 'http', 'json-body-thread.mjs'),
+    },
+    outdir: out,
+    bundle: true,
+    splitting: true,
+    format: 'esm',
+    platform: 'node',
+    target: 'node20.18',
+    packages: 'external',
+    sourcemap: 'linked',
+    logLevel: 'warning',
+    legalComments: 'none',
+  });
+  // The counting thread's cl100k ranks, gpt-tokenizer's own, as JSON (src/protocol/canonical/cl100k-counter-thread.mjs).
+  const { default: cl100kRanks } = await import('gpt-tokenizer/esm/bpeRanks/cl100k_base');
+  writeFileSync(join(out, 'cl100k-ranks.json'), JSON.stringify(cl100kRanks));
+}
