@@ -45,6 +45,33 @@ if (!(connection instanceof Redis)) {
       }
     });
 
+    test('reads asked in one turn share one GET, and a read asked after a bump sees it', async () => {
+      const key = freshKey();
+      const here = createRedisKeyChangeSignal(redis, { key });
+      // A second connection whose GETs are counted: the process whose requests read the version.
+      const counted = new Redis(REDIS_TEST_URL, { maxRetriesPerRequest: 0 });
+      let gets = 0;
+      const get = counted.get.bind(counted);
+      counted.get = ((name: string) => ((gets += 1), get(name))) as typeof counted.get;
+      const there = createRedisKeyChangeSignal(counted, { key });
+      try {
+        const versions = await Promise.all(Array.from({ length: 50 }, () => there.current()));
+        assert.equal(gets, 1, 'fifty reads of one turn, one GET');
+        assert.equal(new Set(versions).size, 1);
+        // A read asked after a bump committed sees it, even while an earlier read's GET, sent
+        // before the bump, is still on its way: it is never given that read's answer.
+        for (let i = 0; i < 20; i += 1) {
+          const earlier = there.current();
+          await new Promise((resolve) => setImmediate(resolve));
+          await here.bump();
+          const later = await there.current();
+          assert.notEqual(later, await earlier, `round ${i}: the read asked after the bump returned the version before it`);
+        }
+      } finally {
+        counted.disconnect();
+      }
+    });
+
     test('the rate limiter reads the same version in its one call', async () => {
       const key = freshKey();
       const signal = createRedisKeyChangeSignal(redis, { key });

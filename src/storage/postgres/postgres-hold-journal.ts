@@ -49,6 +49,9 @@ export class JournaledHolds {
   private scopeOf: Promise<string> | null = null;
   /** Entries to remove, by owner, sent together on the next turn of the event loop. */
   private readonly removals = new Map<string, string[]>();
+  /** Entries to put, by owner, and the put that will send them on the next turn of the event loop. */
+  private readonly puts = new Map<string, Map<string, string>>();
+  private nextPut: Promise<void> | null = null;
 
   constructor(
     private readonly journal: HoldJournal,
@@ -75,7 +78,7 @@ export class JournaledHolds {
     // Removed with the receipt, whatever happens below.
     this.written.set(hold.id, hold.owner);
     try {
-      await this.journal.put(await this.scope(), hold.owner, new Map([[hold.id, JSON.stringify(row)]]));
+      await this.put(hold.owner, hold.id, JSON.stringify(row));
     } catch {
       return false;
     }
@@ -83,6 +86,25 @@ export class JournaledHolds {
     if (!this.leases.fresh(hold.id)) return false;
     this.rows.set(hold.id, row);
     return true;
+  }
+
+  /**
+   * The entries of one turn of the event loop go as one put per owner: under load, the requests a
+   * batch of Redis replies lets go on place their holds in the same turn, and one HSET (with its
+   * SADD) then carries them all instead of two commands each. If the put fails, each of them falls
+   * back to the database.
+   */
+  private put(owner: string, id: string, text: string): Promise<void> {
+    const entries = this.puts.get(owner) ?? this.puts.set(owner, new Map()).get(owner)!;
+    entries.set(id, text);
+    this.nextPut ??= new Promise<void>((resolve) => setImmediate(resolve)).then(async () => {
+      const puts = [...this.puts];
+      this.puts.clear();
+      this.nextPut = null;
+      const scope = await this.scope();
+      await Promise.all(puts.map(([by, batch]) => this.journal.put(scope, by, batch)));
+    });
+    return this.nextPut;
   }
 
   /** The receipt of `holdId` committed: its entry, if any, goes (a removal lost costs nothing). */

@@ -451,6 +451,50 @@ if (unreachable !== null) {
       }
     });
 
+    test('holds placed in one turn go to the journal in one put; when that put fails, each is written to the database', async () => {
+      const schema = await freshSchema();
+      const store = createPostgresStore(urlOnSchema(schema));
+      const journal = createMemoryHoldJournal();
+      const puts: number[] = [];
+      let failPuts = false;
+      const put = journal.put.bind(journal);
+      journal.put = async (scope, owner, entries) => {
+        puts.push(entries.size);
+        if (failPuts) throw new Error('put lost');
+        return put(scope, owner, entries);
+      };
+      try {
+        await store.migrate();
+        store.useHoldJournal?.(journal);
+        await store.insertKey(sampleKey());
+        await store.addFunds(DEFAULT_ACCOUNT_ID, 10_000_000, 'test');
+        const later = '2099-01-01T00:00:00.000Z';
+        const place = (id: string) => store.placeHold(sampleHold({ id, amountNano: 1_000, expiresAt: later }), null);
+        // The first takes the lease; the next twenty find it there.
+        assert.deepEqual(await place('rcpt_first'), { placed: true });
+        puts.length = 0;
+        const together = await Promise.all(Array.from({ length: 20 }, (_, index) => place(`rcpt_together${index}`)));
+        assert.ok(together.every((decision) => decision.placed));
+        assert.deepEqual(puts, [20], 'one put for the twenty');
+        assert.equal(journal.size(), 21);
+
+        failPuts = true;
+        puts.length = 0;
+        const fallen = await Promise.all(Array.from({ length: 5 }, (_, index) => place(`rcpt_fallen${index}`)));
+        assert.ok(
+          fallen.every((decision) => decision.placed),
+          'placed by the database',
+        );
+        assert.deepEqual(puts, [5]);
+        const held = (await store.listHolds(DEFAULT_ACCOUNT_ID)).map((hold) => hold.id);
+        assert.equal(held.length, 26);
+        for (let index = 0; index < 5; index++) assert.ok(held.includes(`rcpt_fallen${index}`));
+        assert.equal((await store.accountSummary(DEFAULT_ACCOUNT_ID, MONTH)).heldNano, 26_000);
+      } finally {
+        await store.close();
+      }
+    });
+
     /** A fresh schema with a key, funds and a balance lease of process h/1/a; `client` is a connection of its own on it. */
     async function withLease(body: (client: pg.Client, leaseId: string, schema: string) => Promise<void>): Promise<void> {
       const schema = await freshSchema();
