@@ -31,6 +31,7 @@ import { execFileSync } from 'node:child_process';
 import { mkdir, mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import { join } from 'node:path';
+import { Redis } from 'ioredis';
 import pg from 'pg';
 import { cpuMs, machineCpuMs, startChild, stopChild, type Child } from './children.ts';
 import { compiledGatewayProcess } from './compiled-gateway.ts';
@@ -93,6 +94,8 @@ interface DatabaseWork {
   rowsWrittenPerRequest: number;
   /** CPU of the PostgreSQL backends serving the gateways (same host, from /proc), per request. */
   backendCpuPerRequestMs: number;
+  /** Commands the Redis server ran (INFO commandstats, every client: the gateways alone during a phase), per request. */
+  redisCommandsPerRequest: number;
 }
 
 interface LockWaits {
@@ -111,8 +114,9 @@ async function phase(
   gateways: Array<Child<GatewayInfo>>,
   connections: number,
   timeLimitMs: number,
-  database?: pg.Client,
+  observed?: Observed,
 ): Promise<Phase> {
+  const database = observed?.database;
   const targets: Target[] = gateways.map((gateway) => ({
     pool: createPool(gateway.info.url, Math.ceil(connections / gateways.length)),
     path: '/v1/chat/completions',
@@ -129,6 +133,7 @@ async function phase(
     );
     const pids = gateways.map((gateway) => gateway.process.pid!);
     const before = database ? await databaseCounters(database) : undefined;
+    const redisBefore = observed ? await redisCommands(observed.redis) : 0;
     const backendsBefore = database ? await backendCpu(database) : undefined;
     const sampler = database && connections > 1 ? sampleLockWaits(database) : undefined;
     const cpuBefore = pids.map((pid) => cpuMs(pid));
@@ -140,6 +145,8 @@ async function phase(
     const cpuByProcess = pids.map((pid, index) => cpuMs(pid) - cpuBefore[index]!);
     const lockWaits = await sampler?.stop();
     const after = database ? await databaseCounters(database) : undefined;
+    // Less the INFO that read `redisBefore`.
+    const redisRan = observed ? (await redisCommands(observed.redis)) - redisBefore - 1 : 0;
     const backendsAfter = database ? await backendCpu(database) : undefined;
     const result = merge(results);
     const cpu = cpuByProcess.reduce((sum, value) => sum + value, 0);
@@ -162,6 +169,7 @@ async function phase(
               transactionsPerRequest: (after.transactions - before.transactions) / completed,
               rowsWrittenPerRequest: (after.rows - before.rows) / completed,
               backendCpuPerRequestMs: cpuBetween(backendsBefore!, backendsAfter!) / completed,
+              redisCommandsPerRequest: redisRan / completed,
             }
           : undefined,
     };
@@ -186,6 +194,20 @@ function merge(results: LoadResult[]): LoadResult {
     latencies,
     firstByte: latencies,
   };
+}
+
+/** What a PostgreSQL phase is observed through: the bench database, and a Redis connection of its own. */
+interface Observed {
+  database: pg.Client;
+  redis: Redis;
+}
+
+/** Commands the Redis server has run since its statistics were last reset, every command and client. */
+async function redisCommands(redis: Redis): Promise<number> {
+  const text = await redis.info('commandstats');
+  let calls = 0;
+  for (const match of text.matchAll(/^cmdstat_[^:]+:calls=(\d+)/gm)) calls += Number(match[1]);
+  return calls;
 }
 
 async function databaseCounters(client: pg.Client): Promise<{ transactions: number; rows: number }> {
@@ -291,7 +313,6 @@ const UNJOURNALED = 'PostgreSQL + Redis, holds in PostgreSQL';
 async function forgetJournal(observer: pg.Client, redisUrl: string): Promise<void> {
   const scope = (await observer.query<{ id: string }>('SELECT id FROM ledger_identity')).rows[0]?.id;
   if (!scope) return;
-  const { Redis } = await import('ioredis');
   const redis = new Redis(redisUrl, { maxRetriesPerRequest: 1 });
   try {
     const keys = await redis.keys(`${DEFAULT_HOLD_JOURNAL_PREFIX}${scope}*`);
@@ -319,6 +340,7 @@ export async function ledgerScaleBench(): Promise<number> {
   const databaseUrl = new URL(adminUrl);
   databaseUrl.pathname = `/${databaseName}`;
   const observer = new pg.Client({ connectionString: databaseUrl.href, application_name: 'gateway-bench' });
+  const observed: Observed = { database: observer, redis: new Redis(redisUrl, { maxRetriesPerRequest: 1 }) };
   const directory = await mkdtemp(join(os.tmpdir(), 'gateway-ledger-bench-'));
   const children: Array<Child<unknown>> = [];
   const progress = (text: string) => process.stderr.write(`bench: ${text}...\n`);
@@ -359,7 +381,7 @@ export async function ledgerScaleBench(): Promise<number> {
     for (let round = 1; round <= 2; round++) {
       progress(`ledger round ${round}: SQLite, then PostgreSQL, ${CONNECTIONS} connections`);
       phases.push(await phase(`SQLite, 1 process (round ${round})`, 'sqlite', [sqlite], CONNECTIONS, PHASE_MS));
-      phases.push(await phase(`PostgreSQL + Redis, 1 process (round ${round})`, 'postgres', [postgres], CONNECTIONS, PHASE_MS, observer));
+      phases.push(await phase(`PostgreSQL + Redis, 1 process (round ${round})`, 'postgres', [postgres], CONNECTIONS, PHASE_MS, observed));
     }
     progress('ledger: concurrency 1, direct / SQLite / PostgreSQL / PostgreSQL with holds in PostgreSQL alternating');
     // The same mode with its lease holds written to PostgreSQL before the provider call, not journaled in Redis.
@@ -380,13 +402,14 @@ export async function ledgerScaleBench(): Promise<number> {
     await phase('warm-up, not measured', 'three', more, CONNECTIONS, PHASE_MS);
     for (let round = 1; round <= 2; round++) {
       progress(`ledger round ${round}: three PostgreSQL processes on one account, then the first alone, ${CONNECTIONS} connections`);
-      phases.push(await phase(`PostgreSQL + Redis, 3 processes (round ${round})`, 'three', more, CONNECTIONS, PHASE_MS, observer));
-      phases.push(await phase(`PostgreSQL + Redis, 1 of them alone (round ${round})`, 'one', [postgres], CONNECTIONS, PHASE_MS, observer));
+      phases.push(await phase(`PostgreSQL + Redis, 3 processes (round ${round})`, 'three', more, CONNECTIONS, PHASE_MS, observed));
+      phases.push(await phase(`PostgreSQL + Redis, 1 of them alone (round ${round})`, 'one', [postgres], CONNECTIONS, PHASE_MS, observed));
     }
   } finally {
     await Promise.allSettled(children.map((child) => stopChild(child.process)));
     await forgetJournal(observer, redisUrl).catch(() => undefined);
     await observer.end().catch(() => undefined);
+    observed.redis.disconnect();
     await admin.query(`DROP DATABASE IF EXISTS ${databaseName} WITH (FORCE)`).catch(() => undefined);
     await admin.end();
     await rm(directory, { recursive: true, force: true });
@@ -407,9 +430,9 @@ function report(phases: Phase[], sequentialRuns: Map<string, LoadResult[]>): num
     '',
   ];
   lines.push(
-    '| Phase | Req/s | p50 (ms) | p99 (ms) | Gateway CPU/req (ms) | Per process (ms) | Load generator CPU/req (ms) | Machine busy (CPU/req, ms) | DB backend CPU/req (ms) | DB transactions/req | DB rows written/req | Lock-wait samples (account row) | Mean waiters (account row) |',
+    '| Phase | Req/s | p50 (ms) | p99 (ms) | Gateway CPU/req (ms) | Per process (ms) | Load generator CPU/req (ms) | Machine busy (CPU/req, ms) | DB backend CPU/req (ms) | DB transactions/req | DB rows written/req | Redis commands/req | Lock-wait samples (account row) | Mean waiters (account row) |',
   );
-  lines.push('|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|');
+  lines.push('|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|');
   for (const row of phases) {
     const latency = percentiles(row.result.latencies);
     lines.push(
@@ -418,6 +441,7 @@ function report(phases: Phase[], sequentialRuns: Map<string, LoadResult[]>): num
         `${(row.machineBusy * 100).toFixed(0)}% (${ms(row.machineCpuPerRequestMs)}) | ` +
         `${row.database ? ms(row.database.backendCpuPerRequestMs) : '—'} | ` +
         `${row.database ? row.database.transactionsPerRequest.toFixed(3) : '—'} | ${row.database ? row.database.rowsWrittenPerRequest.toFixed(2) : '—'} | ` +
+        `${row.database ? row.database.redisCommandsPerRequest.toFixed(2) : '—'} | ` +
         `${row.lockWaits ? `${row.lockWaits.samplesWithWaiter}/${row.lockWaits.samples} (${row.lockWaits.samplesWithAccountWaiter})` : '—'} | ` +
         `${row.lockWaits ? `${row.lockWaits.meanWaiters.toFixed(3)} (${row.lockWaits.meanAccountWaiters.toFixed(3)})` : '—'} |`,
     );
@@ -474,6 +498,8 @@ function report(phases: Phase[], sequentialRuns: Map<string, LoadResult[]>): num
     'Ratios are of the two rounds summed, within this run. Three processes: the two added ones served one loaded phase, not measured, before their first round. ' +
       'Machine busy: every core, from /proc/stat (the load generator, the upstream, PostgreSQL and Redis share them with the gateways). ' +
       'DB transactions and rows per request: pg_stat_database of the bench database (every gateway process), divided by requests. ' +
+      'Redis commands per request: INFO commandstats of the Redis server (every client; only the gateways use it during a phase), divided by requests; ' +
+      "it counts the commands scripts run too: the rate limiter's EVALSHA runs TIME, HMGET, HSET and PEXPIRE, five in all per request. " +
       'Lock waits: gateway backends with wait_event_type Lock in pg_stat_activity, sampled every 20 ms.',
   );
   console.log(lines.join('\n'));
