@@ -76,51 +76,57 @@ describe('one structured log line per request', () => {
 });
 
 describe('the request log of a gateway process', () => {
-  test('standard output carries one whole line per request under load, and every line is out when the process stops', async () => {
-    const fake = await startFakeUpstream();
-    const directory = await mkdtemp(join(tmpdir(), 'gateway-log-'));
-    try {
-      const databasePath = join(directory, 'gateway.db');
-      const configPath = join(directory, 'gateway.yaml');
-      await writeFile(configPath, harnessConfigText(fake.url, databasePath));
-      const store = createSqliteStore(databasePath);
-      await store.migrate();
-      await store.addFunds(DEFAULT_ACCOUNT_ID, 5 * NANO_PER_USD, 'test');
-      const { key } = await issueApiKey(store, { name: 'log', rateLimitPerMinute: 1_000_000 });
-      await store.close();
-      const gateway = await startGatewayProcess(configPath);
-      const receiptIds = new Set<string>();
-      try {
-        // Lines written while others are on their way go out together: many requests at once.
-        for (let round = 0; round < 4; round++) {
-          const answers = await Promise.all(
-            Array.from({ length: 50 }, () =>
-              fetch(`${gateway.url}/v1/chat/completions`, {
-                method: 'POST',
-                headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
-                body: JSON.stringify({ model: 'up/alpha', messages: [{ role: 'user', content: 'hi' }] }),
-              }),
-            ),
-          );
-          for (const answer of answers) {
-            assert.equal(answer.status, 200);
-            receiptIds.add(answer.headers.get('x-svc-receipt-id')!);
-            await answer.arrayBuffer();
-          }
-        }
-      } finally {
-        // The process exits as soon as it has closed: whatever it still held for standard output goes out first.
-        assert.equal((await gateway.stop()).code, 0);
-      }
-      const lines = gateway.output().split('\n').filter(Boolean);
-      const parsed = lines.map((line) => JSON.parse(line) as Record<string, unknown>);
-      const logged = parsed.filter((line) => line.msg === 'request').map((line) => line.receipt_id);
-      assert.equal(logged.length, 200);
-      assert.deepEqual(new Set(logged), receiptIds);
-      assert.equal(parsed.at(-1)!.msg, 'shut down');
-    } finally {
-      await fake.close();
-      await rm(directory, { recursive: true, force: true });
-    }
-  });
+  // To a pipe, pino writes through the thread pool; to a file, on the event loop (gateway.ts).
+  for (const into of ['a pipe', 'a file'] as const)
+    test(`standard output into ${into} carries one whole line per request under load, and every line is out when the process stops`, () =>
+      logsEveryRequest(into));
 });
+
+/** 200 requests, 50 at a time, then SIGTERM: exactly one whole JSON line per receipt, and 'shut down' last. */
+async function logsEveryRequest(into: 'a pipe' | 'a file'): Promise<void> {
+  const fake = await startFakeUpstream();
+  const directory = await mkdtemp(join(tmpdir(), 'gateway-log-'));
+  try {
+    const databasePath = join(directory, 'gateway.db');
+    const configPath = join(directory, 'gateway.yaml');
+    await writeFile(configPath, harnessConfigText(fake.url, databasePath));
+    const store = createSqliteStore(databasePath);
+    await store.migrate();
+    await store.addFunds(DEFAULT_ACCOUNT_ID, 5 * NANO_PER_USD, 'test');
+    const { key } = await issueApiKey(store, { name: 'log', rateLimitPerMinute: 1_000_000 });
+    await store.close();
+    const gateway = await startGatewayProcess(configPath, {}, into === 'a file' ? { stdoutFile: join(directory, 'gateway.log') } : {});
+    const receiptIds = new Set<string>();
+    try {
+      // Lines written while others are on their way go out together: many requests at once.
+      for (let round = 0; round < 4; round++) {
+        const answers = await Promise.all(
+          Array.from({ length: 50 }, () =>
+            fetch(`${gateway.url}/v1/chat/completions`, {
+              method: 'POST',
+              headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+              body: JSON.stringify({ model: 'up/alpha', messages: [{ role: 'user', content: 'hi' }] }),
+            }),
+          ),
+        );
+        for (const answer of answers) {
+          assert.equal(answer.status, 200);
+          receiptIds.add(answer.headers.get('x-svc-receipt-id')!);
+          await answer.arrayBuffer();
+        }
+      }
+    } finally {
+      // The process exits as soon as it has closed: whatever it still held for standard output goes out first.
+      assert.equal((await gateway.stop()).code, 0);
+    }
+    const lines = gateway.output().split('\n').filter(Boolean);
+    const parsed = lines.map((line) => JSON.parse(line) as Record<string, unknown>);
+    const logged = parsed.filter((line) => line.msg === 'request').map((line) => line.receipt_id);
+    assert.equal(logged.length, 200);
+    assert.deepEqual(new Set(logged), receiptIds);
+    assert.equal(parsed.at(-1)!.msg, 'shut down');
+  } finally {
+    await fake.close();
+    await rm(directory, { recursive: true, force: true });
+  }
+}

@@ -1,4 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
+import { closeSync, openSync, readFileSync } from 'node:fs';
 import { buildServer } from './build-server.ts';
 
 export interface GatewayExit {
@@ -24,6 +25,8 @@ export interface GatewayProcessOptions {
    * does. Default: the TypeScript sources through tsx, so a test always runs the code as edited.
    */
   compiled?: boolean;
+  /** Standard output into this file, as `gateway start > file` runs it, instead of a pipe; `output()` reads it. */
+  stdoutFile?: string;
 }
 
 /** `gateway start` as a real process; resolves once it listens. */
@@ -34,34 +37,42 @@ export async function startGatewayProcess(
 ): Promise<GatewayProcess> {
   if (options.compiled) buildServer();
   const entry = options.compiled ? ['bin/gateway.js'] : ['--import', 'tsx', 'src/cli/main.ts'];
+  const file = options.stdoutFile ? openSync(options.stdoutFile, 'w') : null;
   const child = spawn(process.execPath, [...entry, 'start', '--config', configPath], {
     env: { ...process.env, LOG_LEVEL: 'info', ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
+    stdio: ['ignore', file ?? 'pipe', 'pipe'],
   });
-  let output = '';
-  child.stdout!.on('data', (chunk) => (output += chunk));
-  child.stderr!.on('data', (chunk) => (output += chunk));
+  // The child has its own descriptor of the file.
+  if (file !== null) closeSync(file);
+  let piped = '';
+  child.stdout?.on('data', (chunk) => (piped += chunk));
+  child.stderr!.on('data', (chunk) => (piped += chunk));
+  const output = () => (options.stdoutFile ? readFileSync(options.stdoutFile, 'utf8') : '') + piped;
   const exited = new Promise<GatewayExit>((resolve) => child.once('exit', (code, signal) => resolve({ code, signal })));
   const url = await new Promise<string>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`gateway did not start:\n${output}`)), 20_000);
+    const timer = setTimeout(() => reject(new Error(`gateway did not start:\n${output()}`)), 20_000);
+    // A file is looked at every 20 ms; a pipe on every chunk.
+    const polling = file === null ? null : setInterval(() => look(), 20);
     const look = () => {
-      const match = /gateway listening on (http:\/\/[^/\s"]+)\/v1/.exec(output);
+      const match = /gateway listening on (http:\/\/[^/\s"]+)\/v1/.exec(output());
       if (!match) return;
       clearTimeout(timer);
-      child.stdout!.off('data', look);
+      if (polling) clearInterval(polling);
+      child.stdout?.off('data', look);
       resolve(match[1]!);
     };
-    child.stdout!.on('data', look);
+    child.stdout?.on('data', look);
     child.once('exit', (code) => {
       clearTimeout(timer);
-      reject(new Error(`gateway exited with ${code}:\n${output}`));
+      if (polling) clearInterval(polling);
+      reject(new Error(`gateway exited with ${code}:\n${output()}`));
     });
   });
   return {
     child,
     url,
     exited,
-    output: () => output,
+    output,
     async stop(signal = 'SIGTERM') {
       if (child.exitCode === null && child.signalCode === null) child.kill(signal);
       return exited;
