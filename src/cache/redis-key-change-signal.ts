@@ -1,3 +1,4 @@
+import { setImmediate as nextTurn } from 'node:timers/promises';
 import type { Redis } from 'ioredis';
 import type { KeyChangeSignal } from './key-change-signal.ts';
 
@@ -39,7 +40,7 @@ export function createRedisKeyChangeSignal(redis: Redis, options: { key?: string
   return {
     key,
     current() {
-      next ??= new Promise<void>((resolve) => setImmediate(resolve)).then(async () => {
+      next ??= nextTurn().then(async () => {
         next = null;
         return (await redis.get(key)) ?? '0';
       });

@@ -1,3 +1,4 @@
+import { setImmediate as nextTurn } from 'node:timers/promises';
 import type { HoldRecord } from '../records.ts';
 import { holdToRow } from '../row-mapping.ts';
 import type { HoldJournal } from '../store.ts';
@@ -97,7 +98,7 @@ export class JournaledHolds {
   private put(owner: string, id: string, text: string): Promise<void> {
     const entries = this.puts.get(owner) ?? this.puts.set(owner, new Map()).get(owner)!;
     entries.set(id, text);
-    this.nextPut ??= new Promise<void>((resolve) => setImmediate(resolve)).then(async () => {
+    this.nextPut ??= nextTurn().then(async () => {
       const puts = [...this.puts];
       this.puts.clear();
       this.nextPut = null;
