@@ -50,7 +50,11 @@ export async function startGatewayProcess(
   const output = () => (options.stdoutFile ? readFileSync(options.stdoutFile, 'utf8') : '') + piped;
   const exited = new Promise<GatewayExit>((resolve) => child.once('exit', (code, signal) => resolve({ code, signal })));
   const url = await new Promise<string>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`gateway did not start:\n${output()}`)), 20_000);
+    const timer = setTimeout(() => {
+      // Not left running behind the failed test, holding the test process open.
+      child.kill('SIGKILL');
+      reject(new Error(`gateway did not start:\n${output()}`));
+    }, 20_000);
     // A file is looked at every 20 ms; a pipe on every chunk.
     const polling = file === null ? null : setInterval(() => look(), 20);
     const look = () => {
