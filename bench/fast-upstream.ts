@@ -67,12 +67,16 @@ function answer(request: IncomingMessage, response: ServerResponse, raw: string)
   response.writeHead(200, { 'content-type': 'application/json', 'content-length': COMPLETION.length }).end(COMPLETION);
 }
 
-/** When the headers of the last request of over a megabyte arrived (ms since the epoch, sub-ms), for bench/huge-prompts.ts. */
+/**
+ * When the headers of the last request of over a megabyte arrived (ms since the epoch, sub-ms), for
+ * bench/huge-prompts.ts; handed out once, so a request that never came reads null, not the one before.
+ */
 let largeRequestAt: number | null = null;
 
 const server = createServer((request, response) => {
   if (request.method === 'GET' && request.url === '/bench/large-request-at') {
     response.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ at: largeRequestAt }));
+    largeRequestAt = null;
     return;
   }
   if (Number(request.headers['content-length']) > 1024 * 1024) largeRequestAt = performance.timeOrigin + performance.now();

@@ -151,15 +151,16 @@ try {
       const [answeredMs, meanwhile] = await Promise.all([call, bystander(call)]);
       // Refused: when its answer came. Admitted: when the upstream had the request's headers (the
       // same clock in both processes), before it read and parsed the 5 MiB and answered.
-      const upstreamAt = status === 200 ? ((await (await fetch(`${upstream.info.url}/bench/large-request-at`)).json()) as { at: number }).at : null;
-      const decidedMs = upstreamAt === null ? headersMs : upstreamAt - (performance.timeOrigin + started);
+      const upstreamAt = ((await (await fetch(`${upstream.info.url}/bench/large-request-at`)).json()) as { at: number | null }).at;
+      const decided =
+        status !== 200 ? headersMs.toFixed(0) : upstreamAt === null ? '—' : (upstreamAt - (performance.timeOrigin + started)).toFixed(0);
       const stall = await longestStall();
       const block = Math.max(0, stall - idle);
       // The log is written on the gateway's next tick: wait for it before reading the span.
       await new Promise((resolve) => setTimeout(resolve, 20));
       const turn = await longestTurn(startedAt, process.hrtime.bigint());
       console.log(
-        `| ${name} | ${model} | ${status} | ${decidedMs.toFixed(0)} | ${answeredMs.toFixed(0)} | ${block.toFixed(1)} (${stall.toFixed(1)} / ${idle.toFixed(1)}) | ${turn.toFixed(1)} | ${meanwhile.toFixed(1)} (${before.toFixed(1)}) |`,
+        `| ${name} | ${model} | ${status} | ${decided} | ${answeredMs.toFixed(0)} | ${block.toFixed(1)} (${stall.toFixed(1)} / ${idle.toFixed(1)}) | ${turn.toFixed(1)} | ${meanwhile.toFixed(1)} (${before.toFixed(1)}) |`,
       );
     }
   }

@@ -30,6 +30,8 @@ function setGrowthFactor(factor: number): void {
  * made), a factor of 1 this module holds is set again every millisecond.
  */
 export function keepYoungGenerationHeld(worker: Worker): void {
+  // Neither held nor capped by this module (an operator's semi-space flag, or a process that is no gateway): nothing to keep.
+  if (growthFactor === null) return;
   // The heap is made early in the worker's start, ~40 ms before it is online, and under load the
   // main thread collects several times meanwhile.
   const hold = setInterval(() => {

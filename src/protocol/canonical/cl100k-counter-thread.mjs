@@ -4,7 +4,7 @@
  * loader when run from the sources.
  *
  * The ranks come from `cl100k-ranks.json` beside the thread's entry, which the build writes from
- * gpt-tokenizer's own ranks (scripts/build-server.mjs): parsed as JSON they cost the thread ~10 MiB
+ * gpt-tokenizer's own ranks (scripts/bundle-server.mjs): parsed as JSON they cost the thread ~10 MiB
  * less resident memory than the package's module, an array literal of 100,256 strings that V8
  * compiles, and are ready sooner. Run from the sources, without the file, the module is loaded.
  */
