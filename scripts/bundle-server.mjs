@@ -1,7 +1,9 @@
 // The server's bundle: the given entry points and what they import, bundled by esbuild into ES
 // modules in `out`, with the packages left as imports from node_modules (so `out` must lie inside
 // the checkout). The threads' entries and serving-heap are always in it: a thread is started from
-// beside the chunk of the module that starts it (src/lib/thread-jobs.ts). Used by
+// beside the chunk of the module that starts it (src/lib/thread-jobs.ts). The body thread's entry
+// is CommonJS, whole in one file: a worker loads it without Node's ES module loader, which took
+// ~10 ms of the thread's start (the process's first huge prompt waits for that start). Used by
 // scripts/build-server.mjs (dist/server) and the benchmarks' compiled gateway (bench/compiled.ts).
 import { writeFileSync } from 'node:fs';
 import { rm } from 'node:fs/promises';
@@ -11,6 +13,8 @@ import { build } from 'esbuild';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 
+const common = { platform: 'node', target: 'node20.18', packages: 'external', sourcemap: 'linked', logLevel: 'warning', legalComments: 'none' };
+
 export async function bundleServer(out, entryPoints) {
   await rm(out, { recursive: true, force: true });
   await build({
@@ -19,18 +23,20 @@ export async function bundleServer(out, entryPoints) {
       // What bin/gateway.js sets before it loads main (src/lib/serving-heap.ts).
       'serving-heap': join(root, 'src', 'lib', 'serving-heap.ts'),
       'cl100k-counter-thread': join(root, 'src', 'protocol', 'canonical', 'cl100k-counter-thread.mjs'),
-      'json-body-thread': join(root, 'src', 'http', 'json-body-thread.mjs'),
     },
     outdir: out,
     bundle: true,
     splitting: true,
     format: 'esm',
-    platform: 'node',
-    target: 'node20.18',
-    packages: 'external',
-    sourcemap: 'linked',
-    logLevel: 'warning',
-    legalComments: 'none',
+    ...common,
+  });
+  await build({
+    entryPoints: { 'json-body-thread': join(root, 'src', 'http', 'json-body-thread.mjs') },
+    outdir: out,
+    outExtension: { '.js': '.cjs' },
+    bundle: true,
+    format: 'cjs',
+    ...common,
   });
   // The counting thread's cl100k ranks, gpt-tokenizer's own, as JSON (src/protocol/canonical/cl100k-counter-thread.mjs).
   const { default: cl100kRanks } = await import('gpt-tokenizer/esm/bpeRanks/cl100k_base');

@@ -47,8 +47,10 @@ const gatherBuffers = bufferPool(2, (bytes) => new SharedArrayBuffer(bytes));
 const NO_BYTES = new Uint8Array(new SharedArrayBuffer(0));
 
 // Stopped a minute after the last large body, with the buffers it keeps for the next one.
-const bodyThread = new ThreadJobs<BodyReply>(threadEntry('json-body-thread', import.meta.url), 'body-parsing', 60_000, {
+const bodyThread = new ThreadJobs<BodyReply>(threadEntry('json-body-thread', import.meta.url, 'cjs'), 'body-parsing', 60_000, {
   onStop: () => gatherBuffers.clear(),
+  // The request waits for the thread to start.
+  awaited: true,
 });
 
 /**

@@ -110,3 +110,42 @@ test('a worker thread started meanwhile does not let the young generation grow p
   assert.equal(serving, 16);
   assert.equal(afterWorker, 16, 'still at its cap after a worker started while serving');
 });
+
+// What a new thread checks Node's precompiled code against: V8's version and flags.
+const THREAD_START_CHILD = `
+import { once } from 'node:events';
+import { cachedDataVersionTag } from 'node:v8';
+import { setImmediate as turn } from 'node:timers/promises';
+import { holdYoungGeneration, tuneHeapForServing } from ${JSON.stringify(new URL('./serving-heap.ts', import.meta.url).href)};
+import { startThread } from ${JSON.stringify(new URL('./thread-jobs.ts', import.meta.url).href)};
+const v8Own = cachedDataVersionTag();
+async function tagsAroundThreadStart(awaited = false) {
+  const worker = startThread('setTimeout(() => {}, 100)', { eval: true }, awaited);
+  const starting = cachedDataVersionTag();
+  await once(worker, 'online');
+  await turn();
+  const online = cachedDataVersionTag();
+  await once(worker, 'exit');
+  return { starting, online };
+}
+holdYoungGeneration();
+const held = { tag: cachedDataVersionTag(), ...(await tagsAroundThreadStart()) };
+const heldAwaited = await tagsAroundThreadStart(true);
+tuneHeapForServing();
+const serving = { tag: cachedDataVersionTag(), ...(await tagsAroundThreadStart()) };
+console.log(JSON.stringify({ v8Own, held, heldAwaited, serving }));
+`;
+
+test("a thread starts with V8's own flags, so that it runs Node's precompiled code, unless held in the background", async () => {
+  const args = ['--import', 'tsx', '--input-type=module', '-e', THREAD_START_CHILD];
+  const { stdout } = await promisify(execFile)(process.execPath, args, { env: { ...process.env, NODE_OPTIONS: '' } });
+  const { v8Own, held, heldAwaited, serving } = JSON.parse(stdout);
+  assert.notEqual(serving.tag, v8Own, 'serving, the gateway sets flags of its own');
+  assert.equal(serving.starting, v8Own, "V8's own flags while the thread starts");
+  assert.equal(serving.online, serving.tag, "the gateway's flags once it is online");
+  assert.notEqual(held.tag, v8Own);
+  // Held (the gateway starting), V8 sets the growth factor back as it makes the thread's heap and the hold sets it again.
+  assert.equal(held.online, held.tag, "held, the flags are the gateway's once the thread is online");
+  assert.equal(heldAwaited.starting, v8Own, "a thread a request waits for starts with V8's own flags even while held");
+  assert.equal(heldAwaited.online, held.tag);
+});

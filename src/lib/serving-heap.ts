@@ -14,24 +14,66 @@ export function holdYoungGeneration(): void {
   if (!startFlags().includes('semi-space')) setGrowthFactor(1);
 }
 
-/** The young generation's growth factor this module last set, if any. */
+/** The young generation's growth factor this module set, if any. */
 let growthFactor: number | null = null;
+/** The old generation's growth (percent past what a full collection kept) this module set, if any. */
+let heapGrowingPercent: number | null = null;
+/** Threads starting with V8's own flag values (see `whileThreadStarts`). */
+let threadsStarting = 0;
 
 function setGrowthFactor(factor: number): void {
   growthFactor = factor;
-  setFlagsFromString(`--semi-space-growth-factor=${factor}`);
+  applyFlags();
+}
+
+/** Sets this module's flags in V8, unless a thread is starting with V8's own. */
+function applyFlags(): void {
+  if (threadsStarting > 0) return;
+  const flags = [];
+  if (growthFactor !== null) flags.push(`--semi-space-growth-factor=${growthFactor}`);
+  if (heapGrowingPercent !== null) flags.push(`--heap-growing-percent=${heapGrowingPercent}`);
+  if (flags.length > 0) setFlagsFromString(flags.join(' '));
 }
 
 /**
- * Called with each worker thread started (thread-jobs.ts `startThread`): V8 raises the growth factor back to at least 2 while it
- * makes the worker's heap (the flag is the process's), which let the main young generation grow
- * past a hold or its cap at the next collection (measured: one bench-peers run in four went from
- * 16 to 32 MiB when the checkpoint thread started under load). Until the worker is online (its heap
- * made), a factor of 1 this module holds is set again every millisecond.
+ * Called with each worker thread started (thread-jobs.ts `startThread`). Node compiled its own
+ * modules ahead of time (a code cache in the node binary), and a new thread uses that code only
+ * while every V8 flag has V8's own value: otherwise it compiles Node's internals from their
+ * sources. Measured on the development VM, a bare worker was online in 30-44 ms with V8's values
+ * and in 71-96 ms with `--heap-growing-percent=30` set, or with the growth factor set once while
+ * it started; the gateway's body thread in 60-94 ms, so that the process's first huge prompt was
+ * answered in 120-184 ms, against 81-113 with V8's values while the thread starts.
+ *
+ * So for a thread a request waits for (`awaited`: the body thread), and for any thread while the
+ * young generation is free to grow, V8's values hold from the thread's start until it is online,
+ * and this module's are set again then. Collections meanwhile may grow the young generation past
+ * its cap (it grows no further once the flags are back, and V8 shrinks it once the process idles).
+ * A thread started in the background while the young generation is held (the gateway starting)
+ * or at its cap (under load) starts slower instead: this module's flags stay, the growth factor
+ * set again every millisecond until the thread is online, since V8 sets it back to 2 as it makes
+ * the thread's heap (measured: one bench-peers run in four went from 16 to 32 MiB when the
+ * checkpoint thread started under load).
  */
-export function keepYoungGenerationHeld(worker: Worker): void {
-  // Neither held nor capped by this module (an operator's semi-space flag, or a process that is no gateway): nothing to keep.
-  if (growthFactor === null) return;
+export function whileThreadStarts(worker: Worker, awaited: boolean): void {
+  if (growthFactor === 1 && !awaited) return keepYoungGenerationHeld(worker);
+  // Nothing set by this module (an operator's own flags, or a process that is no gateway): V8's values hold.
+  if (growthFactor === null && heapGrowingPercent === null) return;
+  if (threadsStarting++ === 0) {
+    const defaults = [growthFactor === null ? '' : '--semi-space-growth-factor=2', heapGrowingPercent === null ? '' : '--heap-growing-percent=0'];
+    setFlagsFromString(defaults.join(' '));
+  }
+  let started = false;
+  const done = () => {
+    if (started) return;
+    started = true;
+    threadsStarting--;
+    applyFlags();
+  };
+  worker.once('online', done);
+  worker.once('exit', done);
+}
+
+function keepYoungGenerationHeld(worker: Worker): void {
   // The heap is made early in the worker's start, ~40 ms before it is online, and under load the
   // main thread collects several times meanwhile.
   const hold = setInterval(() => {
@@ -54,7 +96,10 @@ export function keepYoungGenerationHeld(worker: Worker): void {
  * once the gateway listens.
  */
 export function tuneHeapForServing(): void {
-  if (!startFlags().includes('heap-growing-percent')) setFlagsFromString('--heap-growing-percent=30');
+  if (!startFlags().includes('heap-growing-percent')) {
+    heapGrowingPercent = 30;
+    applyFlags();
+  }
   capYoungGeneration();
 }
 
@@ -68,9 +113,9 @@ export function tuneHeapForServing(): void {
  * come from the process itself. The growth factor is read at each growth: once the young
  * generation reaches `mib` it is set to 1 (no growth), after every collection that finds it there,
  * and back to V8's 2 once V8 has shrunk it (after a while idle), so that it grows back under load.
- * A new isolate (a worker thread: the checkpoint and body threads) puts the factor back to 2 when
- * its heap is made: `keepYoungGenerationHeld` sets it again from the worker's start until it is
- * online. Nothing is done when the operator set a semi-space flag.
+ * A new isolate (a worker thread: the checkpoint, body and counting threads) puts the factor back
+ * to 2 when its heap is made: see `whileThreadStarts`. Nothing is done when the operator set a
+ * semi-space flag.
  */
 export function capYoungGeneration(mib = 16): void {
   if (startFlags().includes('semi-space')) return;

@@ -1,5 +1,5 @@
 import { Worker, type ResourceLimits, type TransferListItem, type WorkerOptions } from 'node:worker_threads';
-import { keepYoungGenerationHeld } from './serving-heap.ts';
+import { whileThreadStarts } from './serving-heap.ts';
 
 interface Pending {
   resolve(reply: unknown): void;
@@ -14,19 +14,20 @@ interface Running {
 
 /**
  * The entry of a thread, beside the module that starts it: `<name>.mjs` in the sources, `<name>.js`
- * in the build (`scripts/build-server.mjs` bundles each such entry into dist/server, beside the chunks).
+ * in the build, or `<name>.cjs` for an entry built as CommonJS (`scripts/bundle-server.mjs` bundles
+ * each such entry into dist/server, beside the chunks).
  */
-export function threadEntry(name: string, besideModule: string): URL {
-  return new URL(`./${name}.${besideModule.endsWith('.ts') ? 'mjs' : 'js'}`, besideModule);
+export function threadEntry(name: string, besideModule: string, built: 'js' | 'cjs' = 'js'): URL {
+  return new URL(`./${name}.${besideModule.endsWith('.ts') ? 'mjs' : built}`, besideModule);
 }
 
 /**
- * Every thread the gateway starts starts here: a new isolate resets V8's process-wide young
- * generation growth, which `keepYoungGenerationHeld` puts back (serving-heap.ts).
+ * Every thread the gateway starts starts here, so that V8's flags are right while it starts:
+ * `awaited` for a thread a request waits for (see `whileThreadStarts`, serving-heap.ts).
  */
-export function startThread(entry: URL | string, options: WorkerOptions): Worker {
+export function startThread(entry: URL | string, options: WorkerOptions, awaited = false): Worker {
   const worker = new Worker(entry, options);
-  keepYoungGenerationHeld(worker);
+  whileThreadStarts(worker, awaited);
   return worker;
 }
 
@@ -42,13 +43,14 @@ export class ThreadJobs<Reply extends { id: number }> {
 
   /**
    * `onStop` runs when the thread stops (idle, failed or exited), to give up what was kept for it;
-   * `resourceLimits` are the thread's heap sizes (Node's defaults when not given).
+   * `resourceLimits` are the thread's heap sizes (Node's defaults when not given); `awaited`, a
+   * request waits for the thread's start (see `startThread`).
    */
   constructor(
     private readonly entry: URL,
     private readonly what: string,
     private readonly idleMs: number,
-    private readonly options: { onStop?: () => void; resourceLimits?: ResourceLimits } = {},
+    private readonly options: { onStop?: () => void; resourceLimits?: ResourceLimits; awaited?: boolean } = {},
   ) {}
 
   private onStop(): void {
@@ -64,8 +66,8 @@ export class ThreadJobs<Reply extends { id: number }> {
   start(): Worker {
     if (this.running) return this.running.worker;
     // No flags of the parent's (a TypeScript loader, a profiler): the entry is plain JavaScript.
-    const { resourceLimits } = this.options;
-    const worker = startThread(this.entry, { execArgv: [], ...(resourceLimits && { resourceLimits }) });
+    const { resourceLimits, awaited } = this.options;
+    const worker = startThread(this.entry, { execArgv: [], ...(resourceLimits && { resourceLimits }) }, awaited);
     const running: Running = { worker, pending: new Map(), idle: null };
     const fail = (error: Error) => {
       if (this.running === running) {
