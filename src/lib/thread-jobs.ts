@@ -62,11 +62,14 @@ export class ThreadJobs<Reply extends { id: number }> {
     return this.running !== null;
   }
 
-  /** Starts the thread if it is not running, so that it is ready for a job likely to come. */
-  start(): Worker {
+  /**
+   * Starts the thread if it is not running, so that it is ready for a job likely to come;
+   * `awaited`, a request waits for that job (see `startThread`).
+   */
+  start(awaited = this.options.awaited ?? false): Worker {
     if (this.running) return this.running.worker;
     // No flags of the parent's (a TypeScript loader, a profiler): the entry is plain JavaScript.
-    const { resourceLimits, awaited } = this.options;
+    const { resourceLimits } = this.options;
     const worker = startThread(this.entry, { execArgv: [], ...(resourceLimits && { resourceLimits }) }, awaited);
     const running: Running = { worker, pending: new Map(), idle: null };
     const fail = (error: Error) => {

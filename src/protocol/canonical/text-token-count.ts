@@ -171,10 +171,11 @@ async function countOnThread(chunks: string[]): Promise<number[]> {
 
 /**
  * Starts the counting thread if it is not running, so that it loads its tables ahead of a count
- * that is likely to come (the body parser calls it when a body of megabytes arrives).
+ * that is likely to come (the body parser calls it when a body of megabytes arrives): a request
+ * waits for that count, so the thread starts as one it waits for (thread-jobs.ts `startThread`).
  */
 export function startCounting(): void {
-  counting.start();
+  counting.start(true);
 }
 
 /** Longest run the tokenizer gets without a word boundary. */
@@ -212,10 +213,12 @@ export function* countingChunks(text: string): Generator<string> {
       start = boundary = cut;
       // The same HARD_CUT characters again (5 MiB of one character), not followed by a split, are
       // what the scan would cut next: its pairs are the chunk's, checked already. Not scanned again.
+      // Compared as a slice: on a prompt of megabytes (an external string) startsWith took 20 ms
+      // for 5 MiB of 128-character chunks, a slice and === 5 ms.
       if (chunk.length === HARD_CUT) {
         while (
           start + HARD_CUT < text.length &&
-          text.startsWith(chunk, start) &&
+          text.slice(start, start + HARD_CUT) === chunk &&
           !splitsBetween(chunk.charCodeAt(HARD_CUT - 1), text.charCodeAt(start + HARD_CUT))
         ) {
           yield chunk;

@@ -1,6 +1,7 @@
 import type { SseEvent } from '../sse/parse-sse.ts';
 import { isRecord, type OpenAIChatCompletion } from './openai-api-types.ts';
 import { invalidResponse, providerFailedError } from './map-openai-error.ts';
+import { RepeatedChunkShape } from './repeated-chunk-shape.ts';
 
 /**
  * SSE events -> chat.completion.chunk objects, one at a time, up to `data: [DONE]`. Keeps reading after it:
@@ -10,6 +11,8 @@ import { invalidResponse, providerFailedError } from './map-openai-error.ts';
  */
 export class OpenAIChunkReader {
   private done = false;
+  /** Learned from the first plain text delta: the events after it are read by their text alone. */
+  private shape: RepeatedChunkShape | undefined;
 
   /** The chunk an event carries; undefined for [DONE] and whatever follows it. Throws a provider failure. */
   read(event: SseEvent): OpenAIChatCompletion | undefined {
@@ -18,6 +21,8 @@ export class OpenAIChunkReader {
       this.done = true;
       return undefined;
     }
+    const repeated = this.shape?.read(event);
+    if (repeated) return repeated;
     let payload: unknown;
     try {
       payload = JSON.parse(event.data);
@@ -28,6 +33,7 @@ export class OpenAIChunkReader {
     const chunk = payload as OpenAIChatCompletion;
     if (chunk.error) throw providerFailedError(chunk.error);
     if (event.event === 'error') throw providerFailedError(payload as { message?: unknown });
+    this.shape ??= RepeatedChunkShape.learn(event, chunk);
     return chunk;
   }
 }

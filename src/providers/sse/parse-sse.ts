@@ -1,3 +1,5 @@
+import { StringDecoder } from 'node:string_decoder';
+
 /** One server-sent event as dispatched by a blank line. */
 export interface SseEvent {
   /** Value of the `event:` field; undefined when the event had none (the spec's "message"). */
@@ -50,22 +52,31 @@ export class SseDecoder {
 
 /** Turns arbitrary chunks into complete lines, keeping a partial line (and a split \r\n) for later. */
 class LineSplitter {
-  // Streaming decode keeps a multi-byte character that straddles two chunks intact (and drops a BOM).
-  private readonly decoder = new TextDecoder('utf-8');
+  // Keeps a multi-byte character that straddles two chunks intact. Node's StringDecoder, not
+  // TextDecoder: 0.8-0.9 µs for a 5.5 KB read against 5.2-5.8 (TextDecoder's streaming goes
+  // through ICU's converter).
+  private readonly decoder = new StringDecoder('utf8');
+  private started = false;
   private pending = '';
   private previousEndedWithCarriageReturn = false;
 
   push(chunk: Uint8Array | string): string[] {
-    const text = typeof chunk === 'string' ? chunk : this.decoder.decode(chunk, { stream: true });
-    return this.split(text);
+    return this.split(typeof chunk === 'string' ? chunk : this.decoded(this.decoder.write(chunk)));
   }
 
   /** Whatever is left once the source ended: a last line without its terminator. */
   finish(): string[] {
-    const rest = this.split(this.decoder.decode());
+    const rest = this.split(this.decoded(this.decoder.end()));
     if (this.pending !== '') rest.push(this.pending);
     this.pending = '';
     return rest;
+  }
+
+  /** A byte-order mark that starts the stream is not part of it. */
+  private decoded(text: string): string {
+    if (this.started || text === '') return text;
+    this.started = true;
+    return text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
   }
 
   private split(text: string): string[] {

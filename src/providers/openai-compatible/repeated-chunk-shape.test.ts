@@ -1,0 +1,111 @@
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import fc from 'fast-check';
+import type { StreamPart } from '../../protocol/canonical/stream-part.ts';
+import type { SseEvent } from '../sse/parse-sse.ts';
+import { OpenAIStreamState } from './convert-from-openai-chunks.ts';
+import type { OpenAIChatCompletion } from './openai-api-types.ts';
+import { OpenAIChunkReader } from './parse-openai-chunks.ts';
+import { RepeatedChunkShape } from './repeated-chunk-shape.ts';
+
+const envelope = { id: 'chatcmpl-1', object: 'chat.completion.chunk', created: 1, model: 'gpt-4o-mini', system_fingerprint: 'fp_1' };
+const textChunk = (content: string, extra: Record<string, unknown> = {}) =>
+  JSON.stringify({ ...envelope, ...extra, choices: [{ index: 0, delta: { content }, logprobs: null, finish_reason: null }] });
+const event = (data: string, name?: string): SseEvent => (name === undefined ? { data } : { data, event: name });
+const learned = (data: string) => RepeatedChunkShape.learn(event(data), JSON.parse(data) as OpenAIChatCompletion);
+
+test('a text delta with the bytes of the one learned around it is read by its text alone', () => {
+  const shape = learned(textChunk('Hello'));
+  assert.ok(shape);
+  for (const text of [' there', '"quoted"', 'back\\slash', 'line\nbreak', 'é ü 中文 🎉', '\u0000', 'Hello']) {
+    assert.deepEqual(shape.read(event(textChunk(text))), { choices: [{ index: 0, delta: { content: text }, finish_reason: null }] }, text);
+  }
+  // The same text escaped otherwise is still one JSON string in the same place.
+  assert.equal(shape.read(event(textChunk('Hello').replace('"Hello"', '"H\\u0065llo"')))?.choices?.[0]?.delta?.content, 'Hello');
+});
+
+test('anything but the learned bytes around one JSON string is left to JSON.parse', () => {
+  const shape = learned(textChunk('Hello'))!;
+  const misses = [
+    event(textChunk('x'), 'error'),
+    event(textChunk('x', { obfuscation: 'abc' })),
+    event(textChunk('x').replace('"x"', '"a","role":"b"')),
+    event(textChunk('x').replace('"x"', '12')),
+    event(textChunk('x').replace('"x"', 'null')),
+    event(textChunk('x').replace('"x"', '"unterminated')),
+    event(JSON.stringify({ ...envelope, choices: [{ index: 0, delta: {}, logprobs: null, finish_reason: 'stop' }] })),
+  ];
+  for (const miss of misses) assert.equal(shape.read(miss), undefined, miss.data);
+});
+
+test('only a plain text delta whose text sits once in its bytes is learned', () => {
+  const notLearned = [
+    // The role chunk, a finish, usage, two choices, a second delta field, empty text.
+    JSON.stringify({ ...envelope, choices: [{ index: 0, delta: { role: 'assistant', content: '' }, finish_reason: null }] }),
+    JSON.stringify({ ...envelope, choices: [{ index: 0, delta: { content: 'a' }, finish_reason: 'stop' }] }),
+    textChunk('a', { usage: { prompt_tokens: 1, completion_tokens: 1 } }),
+    JSON.stringify({
+      ...envelope,
+      choices: [
+        { index: 0, delta: { content: 'a' } },
+        { index: 1, delta: { content: 'b' } },
+      ],
+    }),
+    JSON.stringify({ ...envelope, choices: [{ index: 0, delta: { content: 'a', reasoning_content: 'r' }, finish_reason: null }] }),
+    // The text is also the model's name: where it sits is ambiguous.
+    textChunk('gpt-4o-mini'),
+    // Escaped otherwise, its JSON.stringify form is found only in the model's name: the probe lands there.
+    JSON.stringify({ ...envelope, model: 'Hello', choices: [{ index: 0, delta: { content: 'Hello' }, finish_reason: null }] }).replace(
+      '"content":"Hello"',
+      '"content":"H\\u0065llo"',
+    ),
+  ];
+  for (const data of notLearned) assert.equal(learned(data), undefined, data);
+  // A duplicate key: JSON.parse keeps the last one, and that is where the text is read.
+  const duplicate = (last: string) => textChunk('Hello').replace('"content":"Hello"', `"content":"Hello","content":${JSON.stringify(last)}`);
+  assert.equal(learned(duplicate('Bye'))?.read(event(duplicate('Ciao')))?.choices?.[0]?.delta?.content, 'Ciao');
+  assert.equal(RepeatedChunkShape.learn(event(textChunk('a'), 'message'), JSON.parse(textChunk('a'))), undefined, 'an event with a name');
+});
+
+/** Parts from events as the reader gives them, and as JSON.parse of every event gives them. */
+function partsBoth(events: SseEvent[]): [StreamPart[], StreamPart[]] {
+  const reader = new OpenAIChunkReader();
+  const state = new OpenAIStreamState();
+  const reference = new OpenAIStreamState();
+  const read: StreamPart[] = [];
+  const parsed: StreamPart[] = [];
+  for (const one of events) {
+    const chunk = reader.read(one);
+    if (chunk) read.push(...state.accept(chunk));
+    parsed.push(...reference.accept(JSON.parse(one.data) as OpenAIChatCompletion));
+  }
+  return [read, parsed];
+}
+
+test('property: a stream reads to the parts JSON.parse of every event gives', () => {
+  const text = fc.oneof(fc.string(), fc.string({ unit: 'binary' }), fc.constantFrom('gpt-4o-mini', 'chatcmpl-1', 'Hello', '"', '\\', ''));
+  const chunk = fc.oneof(
+    { weight: 6, arbitrary: text.map((content) => textChunk(content)) },
+    { weight: 1, arbitrary: fc.tuple(text, fc.string()).map(([content, pad]) => textChunk(content, { obfuscation: pad })) },
+    {
+      weight: 1,
+      arbitrary: text.map((content) => JSON.stringify({ ...envelope, choices: [{ index: 0, delta: { content }, finish_reason: 'stop' }] })),
+    },
+    {
+      weight: 1,
+      arbitrary: text.map((model) => JSON.stringify({ ...envelope, model, choices: [{ index: 0, delta: { content: model }, finish_reason: null }] })),
+    },
+    { weight: 1, arbitrary: text.map((content) => textChunk(content).replace(/"content":"/, '"content" : "')) },
+    {
+      weight: 1,
+      arbitrary: fc.nat(1000).map((tokens) => JSON.stringify({ ...envelope, choices: [], usage: { prompt_tokens: tokens, completion_tokens: 3 } })),
+    },
+  );
+  fc.assert(
+    fc.property(fc.array(chunk, { maxLength: 30 }), (datas) => {
+      const [read, parsed] = partsBoth(datas.map((data) => event(data)));
+      assert.deepEqual(read, parsed);
+    }),
+    { seed: 20261127, numRuns: Number(process.env.FUZZ_RUNS ?? 300) },
+  );
+});
