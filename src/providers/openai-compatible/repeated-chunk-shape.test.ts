@@ -106,6 +106,6 @@ test('property: a stream reads to the parts JSON.parse of every event gives', ()
       const [read, parsed] = partsBoth(datas.map((data) => event(data)));
       assert.deepEqual(read, parsed);
     }),
-    { seed: 20261127, numRuns: Number(process.env.FUZZ_RUNS ?? 300) },
+    { seed: Number(process.env.FUZZ_SEED ?? 20261127), numRuns: Number(process.env.FUZZ_RUNS ?? 300) },
   );
 });
