@@ -1,10 +1,12 @@
 // The server's bundle: the given entry points and what they import, bundled by esbuild into ES
 // modules in `out`, with the packages left as imports from node_modules (so `out` must lie inside
-// the checkout), but for the counting thread's tokenizer (see below). The threads' entries and serving-heap are always in it: a thread is started from
-// beside the chunk of the module that starts it (src/lib/thread-jobs.ts). The body thread's entry
-// is CommonJS, whole in one file: a worker loads it without Node's ES module loader, which took
-// ~10 ms of the thread's start (the process's first huge prompt waits for that start). Used by
-// scripts/build-server.mjs (dist/server) and the benchmarks' compiled gateway (bench/compiled.ts).
+// the checkout). The threads' entries and serving-heap are always in it: a thread is started from
+// beside the chunk of the module that starts it (src/lib/thread-jobs.ts). Each thread's entry is
+// one file, so that a thread loads no more modules than it must as it starts (the process's first
+// huge prompt waits for the body thread's start): the counting thread's with gpt-tokenizer in it,
+// the body thread's as CommonJS (loaded without Node's ES module loader, ~10 ms less). Used by
+// scripts/build-server.mjs (dist/server) and the benchmarks' compiled gateway
+// (bench/compiled-gateway.ts).
 import { writeFileSync } from 'node:fs';
 import { rm } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
