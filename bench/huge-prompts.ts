@@ -5,7 +5,8 @@
  * thread's longest turn on the CPU (the stall without the time it waited for a core), and the
  * slowest round trip of a bystander listing models meanwhile (authenticated, answered by the
  * gateway alone), beside its slowest over the same time just before. `npm run bench:huge`; BENCH_HUGE_MIB sets the size (5), BENCH_CPU_PROF a
- * directory for the gateway's CPU profile.
+ * directory for the gateway's CPU profile, BENCH_HUGE_ONLY a part of the names of the prompts to send (all), BENCH_HUGE_REPEAT
+ * how many times each is sent to each model (1).
  */
 import { once } from 'node:events';
 import http from 'node:http';
@@ -19,7 +20,8 @@ import { compiledGatewayProcess } from './compiled-gateway.ts';
 
 const SIZE = Number(process.env.BENCH_HUGE_MIB ?? 5) * 1024 * 1024;
 
-const PROMPTS = hugePrompts(SIZE);
+const PROMPTS = hugePrompts(SIZE).filter(({ name }) => name.includes(process.env.BENCH_HUGE_ONLY ?? ''));
+const REPEAT = Number(process.env.BENCH_HUGE_REPEAT ?? 1);
 
 const directory = await mkdtemp(join(tmpdir(), 'bench-huge-'));
 try {
@@ -129,7 +131,7 @@ try {
   console.log('|---|---|---|---|---|---|---|---|');
   for (const { name, make } of PROMPTS) {
     const content = make();
-    for (const model of ['fast/echo', 'fast/vast']) {
+    for (const model of Array.from({ length: REPEAT }, () => ['fast/echo', 'fast/vast']).flat()) {
       // Encoded before the clock starts, as a client holding the bytes sends them: the time is the gateway's, not this
       // process's encoding of 5 MiB (20-70 ms here, in fresh memory).
       const body = new TextEncoder().encode(JSON.stringify({ model, max_tokens: 10, messages: [{ role: 'user', content }] }));

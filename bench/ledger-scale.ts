@@ -13,6 +13,8 @@
  *                            PostgreSQL gateway each held to core 1 (every thread, with taskset),
  *                            this process (the load generator) to core 0; the database and Redis
  *                            stay free. Unpinned again before the three-process phases.
+ *   BENCH_LEDGER_THREE=0     skips the three-process phases (a quicker A/B of the one-process
+ *                            comparison and concurrency 1)
  *
  * Per phase it prints requests per second, gateway CPU per request (all gateway processes,
  * from /proc), and for PostgreSQL the database work per request (transactions and rows written,
@@ -53,6 +55,7 @@ const CONNECTIONS = intEnv('BENCH_LEDGER_CONNECTIONS', 50);
 const PHASE_MS = intEnv('BENCH_LEDGER_SECONDS', 6) * 1_000;
 const SEQUENTIAL_MS = Math.max(2_000, PHASE_MS / 2);
 const PIN = process.env.BENCH_LEDGER_PIN === '1';
+const THREE = process.env.BENCH_LEDGER_THREE !== '0';
 
 /** Holds every thread of `pid` (and those it starts later) to `cores` ("1", "0-1"). */
 function pin(pid: number, cores: string): void {
@@ -395,6 +398,7 @@ export async function ledgerScaleBench(): Promise<number> {
     for (const [name, results] of runs) sequentialRuns.set(name, results);
     await stopChild(unjournaled.process);
     await stopChild(sqlite.process);
+    if (!THREE) return report(phases, sequentialRuns);
     if (PIN) for (const pid of [postgres.process.pid!, process.pid]) pin(pid, allCores);
     const more = [postgres, await start('postgres', 1), await start('postgres', 2)];
     // The two new processes warm up (JIT) under the same load before anything is measured.
@@ -455,13 +459,16 @@ function report(phases: Phase[], sequentialRuns: Map<string, LoadResult[]>): num
   const threeWaits = phases
     .filter((row) => row.kind === 'three')
     .map((row) => row.lockWaits!)
-    .reduce((total, waits) => ({
-      samples: total.samples + waits.samples,
-      samplesWithWaiter: total.samplesWithWaiter + waits.samplesWithWaiter,
-      samplesWithAccountWaiter: total.samplesWithAccountWaiter + waits.samplesWithAccountWaiter,
-      meanWaiters: total.meanWaiters + waits.meanWaiters * waits.samples,
-      meanAccountWaiters: total.meanAccountWaiters + waits.meanAccountWaiters * waits.samples,
-    }));
+    .reduce(
+      (total, waits) => ({
+        samples: total.samples + waits.samples,
+        samplesWithWaiter: total.samplesWithWaiter + waits.samplesWithWaiter,
+        samplesWithAccountWaiter: total.samplesWithAccountWaiter + waits.samplesWithAccountWaiter,
+        meanWaiters: total.meanWaiters + waits.meanWaiters * waits.samples,
+        meanAccountWaiters: total.meanAccountWaiters + waits.meanAccountWaiters * waits.samples,
+      }),
+      { samples: 0, samplesWithWaiter: 0, samplesWithAccountWaiter: 0, meanWaiters: 0, meanAccountWaiters: 0 },
+    );
   threeWaits.meanWaiters /= Math.max(1, threeWaits.samples);
   threeWaits.meanAccountWaiters /= Math.max(1, threeWaits.samples);
   const p50 = (name: string) => percentiles(Float64Array.from((sequentialRuns.get(name) ?? []).flatMap((run) => [...run.latencies]))).p50;
@@ -483,16 +490,18 @@ function report(phases: Phase[], sequentialRuns: Map<string, LoadResult[]>): num
     `| Added latency p50 at concurrency 1, PostgreSQL (SQLite) | ${ms(addedPostgres)} (${ms(addedSqlite)}) ms | < 1.5 ms | ${verdict(addedPostgres < 1.5)} |`,
   );
   lines.push(`| Added latency p50 at concurrency 1, holds in PostgreSQL (LEDGER_HOLD_JOURNAL=off) | ${ms(addedUnjournaled)} ms | — | — |`);
-  lines.push(`| Three processes / one process, total throughput | ${scaleRatio.toFixed(2)}x | ≥ 1x | ${verdict(scaleRatio >= 1)} |`);
-  lines.push(
-    `| Three processes / one process, gateway CPU per request (machine CPU per request) | ${scaleCpuRatio.toFixed(2)}x (${scaleMachineRatio.toFixed(2)}x) | — | — |`,
-  );
-  lines.push(
-    `| Lock waits of any kind, three processes | ${threeWaits.samplesWithWaiter}/${threeWaits.samples} (${threeWaits.meanWaiters.toFixed(3)}) | — | — |`,
-  );
-  lines.push(
-    `| Lock waits on the account row, three processes: samples with a waiter (mean waiters) | ${threeWaits.samplesWithAccountWaiter}/${threeWaits.samples} (${threeWaits.meanAccountWaiters.toFixed(3)}) | near 0 | — |`,
-  );
+  if (THREE) {
+    lines.push(`| Three processes / one process, total throughput | ${scaleRatio.toFixed(2)}x | ≥ 1x | ${verdict(scaleRatio >= 1)} |`);
+    lines.push(
+      `| Three processes / one process, gateway CPU per request (machine CPU per request) | ${scaleCpuRatio.toFixed(2)}x (${scaleMachineRatio.toFixed(2)}x) | — | — |`,
+    );
+    lines.push(
+      `| Lock waits of any kind, three processes | ${threeWaits.samplesWithWaiter}/${threeWaits.samples} (${threeWaits.meanWaiters.toFixed(3)}) | — | — |`,
+    );
+    lines.push(
+      `| Lock waits on the account row, three processes: samples with a waiter (mean waiters) | ${threeWaits.samplesWithAccountWaiter}/${threeWaits.samples} (${threeWaits.meanAccountWaiters.toFixed(3)}) | near 0 | — |`,
+    );
+  }
   lines.push('');
   lines.push(
     'Ratios are of the two rounds summed, within this run. Three processes: the two added ones served one loaded phase, not measured, before their first round. ' +
