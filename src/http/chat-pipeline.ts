@@ -15,6 +15,7 @@ import { planRoute, type RoutingOptions } from '../routing/plan-route.ts';
 import type { MeteredRequest } from '../billing/request-meter.ts';
 import type { GatewayDeps } from './gateway-deps.ts';
 import { SseWriter } from './sse-writer.ts';
+import { jsonTextsOf } from './parse-json-body.ts';
 import { StreamedAnswer } from '../billing/streamed-answer.ts';
 import { midStreamError } from '../routing/mid-stream-error.ts';
 
@@ -107,6 +108,7 @@ export async function serveChat<Parsed extends ParsedChat>(
   let inFlight: ModelConfig | null = null;
   // The prompt count the answering candidate's stream gave before its content, if it gave one.
   const started: { usage?: Usage } = {};
+  const jsonTexts = jsonTextsOf(request.body);
   const caller: CandidateCaller = {
     providerFor: (model) => deps.providers.forModel(model),
     callFor: (model) => {
@@ -120,6 +122,7 @@ export async function serveChat<Parsed extends ParsedChat>(
         signal: controller.signal,
         warn: (message) => metered.warn(model.id, message),
         onInputUsage: (usage) => (started.usage = usage),
+        jsonTexts,
       };
     },
     attempts: metered.attempts,

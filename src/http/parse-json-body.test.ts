@@ -1,7 +1,8 @@
 import assert from 'node:assert/strict';
 import { Readable } from 'node:stream';
 import { test } from 'node:test';
-import { LARGE_BODY, readJsonBody } from './parse-json-body.ts';
+import { jsonPieces } from '../lib/json-pieces.ts';
+import { jsonTextsOf, LARGE_BODY, readJsonBody } from './parse-json-body.ts';
 
 /** `bytes` as a request stream delivers them: in chunks of `size`. */
 const streamOf = (bytes: Buffer, size = 65_536) =>
@@ -121,7 +122,39 @@ test('long string literals, read from their bytes on the body thread, come out a
       assert.deepEqual(got, expected, bytes.subarray(0, 60).toString());
       if ('value' in got && typeof got.value === 'object' && got.value !== null) {
         assert.equal(Object.getPrototypeOf(got.value), Array.isArray(got.value) ? Array.prototype : Object.prototype);
+        // Each long string's JSON text, as the client wrote it, serializes the body again to its value.
+        for (const [value, json] of jsonTextsOf(got.value) ?? []) {
+          assert.equal(JSON.parse(Buffer.from(json).toString('utf8')), value);
+          assert.ok(bytes.includes(Buffer.from(json)), 'the bytes of its literal in the body');
+        }
+        const { pieces } = await jsonPieces(got.value, jsonTextsOf(got.value));
+        assert.deepEqual(JSON.parse(Buffer.concat(pieces.map((piece) => Buffer.from(piece))).toString('utf8')), got.value);
       }
     }
   }
+});
+
+test('a large body keeps the JSON text of its long valid UTF-8 literals, which is what goes upstream', async () => {
+  const escaped = ' \\n'.repeat(150_000);
+  const wide = '漢\\u0041😀'.repeat(20_000);
+  const body = Buffer.concat([
+    Buffer.from(`{"messages":[{"content":"${escaped}"},{"content":"${wide}"},{"content":"`),
+    Buffer.from('é'.repeat(40_000)),
+    Buffer.from([0xff]),
+    Buffer.from(`"}],"pad":"${' '.repeat(LARGE_BODY)}"}`),
+  ]);
+  const parsed = (await readJsonBody(streamOf(body), 8 << 20, body.length)) as { messages: Array<{ content: string }> };
+  const texts = jsonTextsOf(parsed)!;
+  const [spaces, mixed, invalid] = parsed.messages.map((message) => message.content);
+  assert.equal(Buffer.from(texts.get(spaces!)!).toString(), `"${escaped}"`);
+  assert.equal(Buffer.from(texts.get(mixed!)!).toString(), `"${wide}"`);
+  assert.equal(texts.has(invalid!), false, 'invalid UTF-8 is replaced, so its literal is not its text');
+  assert.ok(texts.has(' '.repeat(LARGE_BODY)));
+  const { pieces, bytes } = await jsonPieces({ model: 'm', messages: parsed.messages }, texts);
+  const sent = Buffer.concat(pieces.map((piece) => Buffer.from(piece)));
+  assert.equal(bytes, sent.length);
+  assert.ok(sent.includes(`"${escaped}"`) && sent.includes(`"${wide}"`), 'written as the client wrote them');
+  assert.deepEqual(JSON.parse(sent.toString('utf8')), { model: 'm', messages: parsed.messages });
+  // A small body, parsed here, has none.
+  assert.equal(jsonTextsOf(await readJsonBody(streamOf(Buffer.from('{"a":"b"}')), 1024, 9)), undefined);
 });

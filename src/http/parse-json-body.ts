@@ -33,6 +33,19 @@ interface LongString {
   path: Array<string | number>;
   bytes: Uint8Array;
   latin1: boolean;
+  /** The literal's JSON text as the client sent it (valid UTF-8, quotes included), when the thread kept it. */
+  json?: Uint8Array;
+}
+
+const JSON_TEXTS = Symbol('json texts');
+
+/**
+ * The JSON texts the client sent for the long strings of a large body, by string: what the
+ * provider adapters write upstream in place of escaping those strings again (json-pieces.ts).
+ * Undefined for every other body.
+ */
+export function jsonTextsOf(body: unknown): ReadonlyMap<string, Uint8Array> | undefined {
+  return typeof body === 'object' && body !== null ? (body as { [JSON_TEXTS]?: Map<string, Uint8Array> })[JSON_TEXTS] : undefined;
 }
 
 type BodyReply = { id: number } & ({ body: unknown; longs: LongString[] } | { error: { syntax?: string; deepAt?: string } });
@@ -163,11 +176,15 @@ const SLICE_MS = 2;
  */
 async function withLongStrings(body: unknown, longs: LongString[]): Promise<unknown> {
   let sliceStart = performance.now();
-  for (const { path, bytes, latin1 } of longs) {
+  const texts = new Map<string, Uint8Array>();
+  // Not enumerable: never serialized, never walked.
+  if (typeof body === 'object' && body !== null) Object.defineProperty(body, JSON_TEXTS, { value: texts });
+  for (const { path, bytes, latin1, json } of longs) {
     const text = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString(latin1 ? 'latin1' : 'utf16le');
     // The string is a copy: the thread reuses the buffer for the next long string.
     bodyThread.post({ recycle: bytes.buffer }, [bytes.buffer as ArrayBuffer]);
     if (path.length === 0) return text;
+    if (json) texts.set(text, json);
     let container = body as Record<string | number, unknown>;
     for (const key of path.slice(0, -1)) container = container[key] as Record<string | number, unknown>;
     // Defined, not assigned: a key named __proto__ is an own property of a parsed body.

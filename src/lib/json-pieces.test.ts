@@ -44,6 +44,23 @@ test('a body with long strings is JSON.stringify in pieces, and written byte for
   assert.deepEqual(await written(['{"short":true}']), { bytes: Buffer.from('{"short":true}'), writes: 0 });
 });
 
+test('a long string given with its JSON text is written as that text, others as JSON.stringify writes them', async () => {
+  const long = 'a/b\n'.repeat(100_000);
+  const other = 'c/d\n'.repeat(100_000);
+  // The client's own escapes: \/ and \u000a, where JSON.stringify writes / and \n.
+  const text = Buffer.from(`"${'a\\/b\\u000a'.repeat(100_000)}"`);
+  const body = { messages: [{ content: long }, { content: other }, { content: 'short' }] };
+  const { pieces, bytes } = await jsonPieces(body, new Map([[long, new Uint8Array(text)]]));
+  const sent = Buffer.concat(pieces as Buffer[]);
+  assert.equal(bytes, sent.length);
+  assert.ok(sent.includes(text), 'the given text, byte for byte');
+  assert.ok(sent.includes(JSON.stringify(other)), 'the other string escaped as JSON.stringify escapes it');
+  assert.deepEqual(JSON.parse(sent.toString()), body);
+  // Another string of the same length is not written as that text.
+  const { pieces: again } = await jsonPieces({ content: other }, new Map([[long, new Uint8Array(text)]]));
+  assert.equal(Buffer.concat(again as Buffer[]).toString(), JSON.stringify({ content: other }));
+});
+
 test('over HTTP with its content-length, the server reads the whole body; a destroyed request stops the writing', async () => {
   const body = { content: '日本語 and emoji 😀 '.repeat(200_000) };
   const { pieces, bytes } = await jsonPieces(body);

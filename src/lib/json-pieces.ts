@@ -21,8 +21,12 @@ const SLICE_MS = 2;
  * into buffers of ~32K characters the allocator reuses (no string of the body stays on the heap
  * for the collector to move), and the work is spread over turns of the event loop. Other bodies
  * are one piece, from JSON.stringify itself.
+ *
+ * `texts` gives the JSON text of some long strings (the client's own, parse-json-body.ts
+ * `jsonTextsOf`): a string found there is written as that text, not escaped again. The text
+ * must be valid UTF-8 and a JSON string literal whose value is the string, quotes included.
  */
-export async function jsonPieces(value: unknown): Promise<JsonPieces> {
+export async function jsonPieces(value: unknown, texts?: ReadonlyMap<string, Uint8Array>): Promise<JsonPieces> {
   if (!holdsMoreThan(value, LARGE)) {
     const text = JSON.stringify(value);
     return { pieces: [text], bytes: Buffer.byteLength(text) };
@@ -30,22 +34,28 @@ export async function jsonPieces(value: unknown): Promise<JsonPieces> {
   const pieces: Buffer[] = [];
   let bytes = 0;
   let current = '';
+  const add = (piece: Buffer) => {
+    pieces.push(piece);
+    bytes += piece.length;
+  };
   let sliceStart = performance.now();
-  for (const part of jsonParts(value)) {
+  for (const part of jsonParts(value, texts)) {
+    if (typeof part !== 'string') {
+      if (current !== '') add(Buffer.from(current));
+      current = '';
+      add(Buffer.from(part.buffer, part.byteOffset, part.byteLength));
+      continue;
+    }
     current += part;
     if (current.length < PIECE) continue;
-    pieces.push(Buffer.from(current));
-    bytes += pieces.at(-1)!.length;
+    add(Buffer.from(current));
     current = '';
     if (performance.now() - sliceStart > SLICE_MS) {
       await nextTurn();
       sliceStart = performance.now();
     }
   }
-  if (current !== '') {
-    pieces.push(Buffer.from(current));
-    bytes += pieces.at(-1)!.length;
-  }
+  if (current !== '') add(Buffer.from(current));
   return { pieces, bytes };
 }
 
@@ -65,9 +75,15 @@ function holdsMoreThan(value: unknown, limit: number): boolean {
   return false;
 }
 
-/** The parts of `JSON.stringify(value)`, in order: containers holding long strings are opened, the rest stringified whole. */
-function* jsonParts(value: unknown): Generator<string> {
-  if (typeof value === 'string' && value.length > PIECE) return yield* stringParts(value);
+/**
+ * The parts of `JSON.stringify(value)`, in order: containers holding long strings are opened, the
+ * rest stringified whole; a long string found in `texts` is that text.
+ */
+function* jsonParts(value: unknown, texts: ReadonlyMap<string, Uint8Array> | undefined): Generator<string | Uint8Array> {
+  if (typeof value === 'string' && value.length > PIECE) {
+    const text = texts?.get(value);
+    return text ? yield text : yield* stringParts(value);
+  }
   const opened = typeof value === 'object' && value !== null && typeof (value as { toJSON?: unknown }).toJSON !== 'function';
   if (!opened || !holdsMoreThan(value, PIECE)) return yield JSON.stringify(value);
   if (Array.isArray(value)) {
@@ -77,7 +93,7 @@ function* jsonParts(value: unknown): Generator<string> {
       const item: unknown = value[index];
       // As JSON.stringify does: what has no JSON form is null in an array.
       if (item === undefined || typeof item === 'function' || typeof item === 'symbol') yield 'null';
-      else yield* jsonParts(item);
+      else yield* jsonParts(item, texts);
     }
     return yield ']';
   }
@@ -87,7 +103,7 @@ function* jsonParts(value: unknown): Generator<string> {
     if (item === undefined || typeof item === 'function' || typeof item === 'symbol') continue;
     yield `${first ? '{' : ','}${JSON.stringify(key)}:`;
     first = false;
-    yield* jsonParts(item);
+    yield* jsonParts(item, texts);
   }
   yield first ? '{}' : '}';
 }

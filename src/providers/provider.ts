@@ -16,6 +16,8 @@ export interface ProviderCall {
   warn?: (message: string) => void;
   /** Streams: told the provider's prompt count when it gives one before the content (Anthropic's message_start). */
   onInputUsage?: (usage: Usage) => void;
+  /** The client's own JSON text of long strings of the request, to write upstream as they are (json-pieces.ts). */
+  jsonTexts?: ReadonlyMap<string, Uint8Array>;
 }
 
 /**

@@ -144,10 +144,11 @@ export async function postJson(
   headers: Record<string, string>,
   body: unknown,
   signal: AbortSignal,
+  jsonTexts?: ReadonlyMap<string, Uint8Array>,
 ): Promise<UpstreamResponse> {
   let response: IncomingMessage;
   try {
-    response = await send(pool, url, headers, await jsonPieces(body), signal);
+    response = await send(pool, url, headers, await jsonPieces(body, jsonTexts), signal);
   } catch (error) {
     throw transportFailure(error, signal);
   }

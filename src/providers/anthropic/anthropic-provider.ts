@@ -33,7 +33,7 @@ export function createAnthropicProvider(config: ProviderConfig): ProviderAdapter
   };
 
   async function generate(call: ProviderCall): Promise<ChatResult> {
-    const response = await postJson(agent, url, headersFor(headers, call), requestBody(call, false), call.signal);
+    const response = await postJson(agent, url, headersFor(headers, call), requestBody(call, false), call.signal, call.jsonTexts);
     const body = await readJson(response, call.signal);
     try {
       const result = convertFromAnthropicMessage(body);
@@ -45,7 +45,7 @@ export function createAnthropicProvider(config: ProviderConfig): ProviderAdapter
 
   /** An async generator, so the request and its status check run on the first next(). */
   async function* stream(call: ProviderCall): AsyncGenerator<StreamPart> {
-    const response = await postJson(agent, url, headersFor(headers, call), requestBody(call, true), call.signal);
+    const response = await postJson(agent, url, headersFor(headers, call), requestBody(call, true), call.signal, call.jsonTexts);
     try {
       const contentType = String(response.headers['content-type'] ?? '');
       if (!contentType.includes('text/event-stream')) {

@@ -18,13 +18,13 @@ export function createOpenAICompatibleProvider(config: ProviderConfig): Provider
   if (config.apiKey) headers.authorization = `Bearer ${config.apiKey}`;
 
   async function generate(call: ProviderCall): Promise<ChatResult> {
-    const response = await postJson(agent, url, headers, convertToOpenAIRequest(call, false), call.signal);
+    const response = await postJson(agent, url, headers, convertToOpenAIRequest(call, false), call.signal, call.jsonTexts);
     return convertFromOpenAIResponse(await readJson(response, call.signal));
   }
 
   /** An async generator, so the request and its status check run on the first next(). */
   async function* stream(call: ProviderCall): AsyncGenerator<StreamPart> {
-    const response = await postJson(agent, url, headers, convertToOpenAIRequest(call, true), call.signal);
+    const response = await postJson(agent, url, headers, convertToOpenAIRequest(call, true), call.signal, call.jsonTexts);
     try {
       // A server that ignored `stream: true` answers with one JSON body; that is not a stream.
       const contentType = String(response.headers['content-type'] ?? '');
