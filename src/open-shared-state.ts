@@ -55,7 +55,12 @@ export async function openSharedState(config: GatewayConfig, env: NodeJS.Process
   }
   // Loaded only with REDIS_URL: an embedded gateway does not carry the client (~15 MiB).
   const { Redis } = await import('ioredis');
-  const redis = new Redis(env.REDIS_URL, { maxRetriesPerRequest: 2, enableAutoPipelining: true });
+  // Each command is written when it is made, not gathered until the next turn of the event loop
+  // (auto-pipelining): commands of one request still share a round trip on the one connection, and
+  // the request waits one turn less. Measured 2026-11-27 (ledger bench, alternated builds): PostgreSQL
+  // mode at concurrency 1 +1.30 and +1.49 ms over a direct call against +1.61 and +1.59 gathered;
+  // 50 connections 0.75-0.76x of the SQLite mode's throughput against 0.70-0.74x.
+  const redis = new Redis(env.REDIS_URL, { maxRetriesPerRequest: 2 });
   const signal = createRedisKeyChangeSignal(redis);
   // Holds placed in a balance lease are recorded in Redis, not PostgreSQL, before the provider call
   // (LEDGER_HOLD_JOURNAL=off: in PostgreSQL; docs/operations.md, "Scale out").
