@@ -182,6 +182,20 @@ export function runProviderContract(subject: ContractSubject): void {
       await server.waitForAborted(1);
     });
 
+    test('a signal aborted before the call: cancelled, and the provider receives no request', async () => {
+      const controller = new AbortController();
+      controller.abort();
+      const before = server.requests.length;
+      await assert.rejects(provider.generate(contractCall(model, { signal: controller.signal })), isFailure('cancelled'));
+      await assert.rejects(
+        (async () => {
+          for await (const part of provider.stream(contractCall(model, { signal: controller.signal }))) void part;
+        })(),
+        isFailure('cancelled'),
+      );
+      assert.equal(server.requests.length, before);
+    });
+
     test('aborting the signal mid-stream cancels the stream and closes the upstream connection', async () => {
       const chunks = textChunks();
       server.reply(sseReply(chunks, { holdAfterBytes: endOfEventWith(chunks, firstText()) }));
