@@ -99,4 +99,20 @@ describe('a 5 MiB prompt of any content is decided on bounds, and other keys do 
       if (!fitsBest) assert.equal(best.tokenizedCharacters, 0, report);
     });
   }
+
+  test('a huge prompt goes upstream as the client escaped it, not escaped again', async () => {
+    const content = 'a/b\n'.repeat(600_000);
+    // The client writes each / as \/ (valid JSON; JSON.stringify writes /), here in the prompt alone.
+    const body = JSON.stringify({ model: 'up/vast', max_tokens: 10, messages: [{ role: 'user', content: '@' }] }).replace(
+      '"@"',
+      JSON.stringify(content).replaceAll('/', '\\/'),
+    );
+    harness.fake.script('vast', { text: 'ok', usage: { prompt: 1_000_000, completion: 1 } });
+    const response = await harness.post('/v1/chat/completions', body);
+    assert.equal(response.status, 200, await response.text());
+    const forwarded = harness.fake.requests.findLast((request) => (request.body as any)?.model === 'vast')!;
+    assert.equal((forwarded.body as any).messages.at(-1).content, content);
+    // One byte more than JSON.stringify's text for each / of the prompt: the client's \/ kept.
+    assert.equal(Number(forwarded.headers['content-length']), JSON.stringify(forwarded.body).length + 600_000);
+  });
 });
