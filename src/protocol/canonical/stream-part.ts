@@ -5,7 +5,11 @@ import type { FinishReason, Usage } from './chat-result.ts';
  * layer turns these into the client's wire format.
  */
 export type StreamPart =
-  | { type: 'text-delta'; text: string }
+  /**
+   * `json`: the text as a JSON string, as the provider wrote it, when it read the text from it
+   * alone; an encoder may write it in place of the text escaped again.
+   */
+  | { type: 'text-delta'; text: string; json?: string }
   | { type: 'reasoning-delta'; text: string }
   /** Closes the reasoning block streamed so far with the provider's signature over it. */
   | { type: 'reasoning-signature'; signature: string }

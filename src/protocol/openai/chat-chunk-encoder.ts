@@ -32,7 +32,11 @@ export class ChatChunkEncoder {
   part(part: StreamPart): string {
     switch (part.type) {
       case 'text-delta':
-        return part.text ? this.delta({ content: part.text }) : '';
+        if (!part.text) return '';
+        // The provider's own JSON string for the text, when it came with one: not escaped again.
+        return part.json === undefined
+          ? this.delta({ content: part.text })
+          : this.event(`[{"index":0,"delta":{"content":${part.json}},"logprobs":null,"finish_reason":null}]`);
       case 'reasoning-delta':
         return part.text ? this.delta({ reasoning_content: part.text }) : '';
       case 'tool-call-start':

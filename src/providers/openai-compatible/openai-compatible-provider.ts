@@ -37,6 +37,12 @@ export function createOpenAICompatibleProvider(config: ProviderConfig): Provider
       // Lazily: parts before a failing event still reach the client before the failure.
       function* partsOf(completed: SseEvent[]): Generator<StreamPart> {
         for (const event of completed) {
+          // Most events: a piece of text in the bytes of the first, read by that text alone.
+          const delta = chunks.textDelta(event);
+          if (delta !== undefined) {
+            if (delta.text !== '') yield delta;
+            continue;
+          }
           const chunk = chunks.read(event);
           if (chunk) yield* state.accept(chunk);
         }

@@ -14,6 +14,17 @@ export class OpenAIChunkReader {
   /** Learned from the first plain text delta: the events after it are read by their text alone. */
   private shape: RepeatedChunkShape | undefined;
 
+  /**
+   * The text-delta part of an event read by its text alone (a plain text delta with the bytes of
+   * the one learned around it), carrying the text's JSON string as the provider wrote it; else
+   * undefined, and `read` reads the event.
+   */
+  textDelta(event: SseEvent): { type: 'text-delta'; text: string; json: string } | undefined {
+    if (this.done || this.shape === undefined) return undefined;
+    const delta = this.shape.text(event);
+    return delta && { type: 'text-delta', text: delta.text, json: delta.json };
+  }
+
   /** The chunk an event carries; undefined for [DONE] and whatever follows it. Throws a provider failure. */
   read(event: SseEvent): OpenAIChatCompletion | undefined {
     if (this.done) return undefined;

@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import fc from 'fast-check';
 import type { StreamPart } from '../../protocol/canonical/stream-part.ts';
+import { ChatChunkEncoder } from '../../protocol/openai/chat-chunk-encoder.ts';
 import type { SseEvent } from '../sse/parse-sse.ts';
 import { OpenAIStreamState } from './convert-from-openai-chunks.ts';
 import type { OpenAIChatCompletion } from './openai-api-types.ts';
@@ -67,20 +68,50 @@ test('only a plain text delta whose text sits once in its bytes is learned', () 
   assert.equal(RepeatedChunkShape.learn(event(textChunk('a'), 'message'), JSON.parse(textChunk('a'))), undefined, 'an event with a name');
 });
 
-/** Parts from events as the reader gives them, and as JSON.parse of every event gives them. */
+/**
+ * Parts from events as the provider reads them (a text delta by its text alone when it can, as
+ * openai-compatible-provider.ts does), and as JSON.parse of every event gives them. Each part that
+ * carries its JSON string is checked against its text and dropped of it, and so is its chunk for
+ * the client: the same JSON as the chunk encoded from the text alone.
+ */
 function partsBoth(events: SseEvent[]): [StreamPart[], StreamPart[]] {
   const reader = new OpenAIChunkReader();
   const state = new OpenAIStreamState();
   const reference = new OpenAIStreamState();
+  const encoder = new ChatChunkEncoder('chatcmpl-gw', 1, 'up/model');
   const read: StreamPart[] = [];
   const parsed: StreamPart[] = [];
   for (const one of events) {
-    const chunk = reader.read(one);
-    if (chunk) read.push(...state.accept(chunk));
+    const delta = reader.textDelta(one);
+    if (delta !== undefined) {
+      assert.equal(JSON.parse(delta.json), delta.text);
+      if (delta.text !== '') {
+        const { json: _json, ...part } = delta;
+        assert.deepEqual(JSON.parse(encoder.part(delta).slice('data: '.length)), JSON.parse(encoder.part(part).slice('data: '.length)));
+        read.push(part);
+      }
+    } else {
+      const chunk = reader.read(one);
+      if (chunk) read.push(...state.accept(chunk));
+    }
     parsed.push(...reference.accept(JSON.parse(one.data) as OpenAIChatCompletion));
   }
   return [read, parsed];
 }
+
+test('a text delta read by its text alone keeps the JSON string the provider wrote, and its chunk for the client writes it as it is', () => {
+  const reader = new OpenAIChunkReader();
+  assert.equal(reader.textDelta(event(textChunk('Hello'))), undefined, 'nothing learned yet');
+  assert.ok(reader.read(event(textChunk('Hello'))));
+  const escaped = textChunk('Hello').replace('"Hello"', '"H\\u00e9llo \\/"');
+  const delta = reader.textDelta(event(escaped));
+  assert.deepEqual(delta, { type: 'text-delta', text: 'Héllo /', json: '"H\\u00e9llo \\/"' });
+  const chunk = new ChatChunkEncoder('chatcmpl-gw', 1, 'up/model').part(delta!);
+  assert.ok(chunk.includes('"delta":{"content":"H\\u00e9llo \\/"}'), chunk);
+  assert.equal(JSON.parse(chunk.slice('data: '.length)).choices[0].delta.content, 'Héllo /');
+  assert.equal(reader.read(event('[DONE]')), undefined);
+  assert.equal(reader.textDelta(event(escaped)), undefined, 'nothing after [DONE]');
+});
 
 test('property: a stream reads to the parts JSON.parse of every event gives', () => {
   const text = fc.oneof(fc.string(), fc.string({ unit: 'binary' }), fc.constantFrom('gpt-4o-mini', 'chatcmpl-1', 'Hello', '"', '\\', ''));
