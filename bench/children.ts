@@ -80,10 +80,22 @@ export function cpuMs(pid: number | 'self'): number {
   return (ticks * 1000) / CLOCK_TICKS;
 }
 
-/** The whole machine's CPU so far (every core, from /proc/stat), in ms: busy (not idle or waiting for I/O) and total. */
-export function machineCpuMs(): { busy: number; total: number } {
-  const fields = readFileSync('/proc/stat', 'utf8').split('\n')[0]!.trim().split(/\s+/).slice(1, 9).map(Number);
-  const total = fields.reduce((sum, value) => sum + value, 0);
-  const idle = fields[3]! + fields[4]!;
-  return { busy: ((total - idle) * 1000) / CLOCK_TICKS, total: (total * 1000) / CLOCK_TICKS };
+interface CpuTime {
+  /** Not idle or waiting for I/O, in ms. */
+  busy: number;
+  total: number;
+}
+
+/** The whole machine's CPU so far (from /proc/stat), in ms, and each core's (`cores[n]`: cpu n). */
+export function machineCpuMs(): CpuTime & { cores: CpuTime[] } {
+  const [machine, ...cores] = readFileSync('/proc/stat', 'utf8')
+    .split('\n')
+    .filter((line) => /^cpu\d* /.test(line))
+    .map((line) => {
+      const fields = line.trim().split(/\s+/).slice(1, 9).map(Number);
+      const total = fields.reduce((sum, value) => sum + value, 0);
+      const idle = fields[3]! + fields[4]!;
+      return { busy: ((total - idle) * 1000) / CLOCK_TICKS, total: (total * 1000) / CLOCK_TICKS };
+    });
+  return { ...machine!, cores };
 }

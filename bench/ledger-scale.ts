@@ -87,6 +87,8 @@ interface Phase {
   loadGeneratorCpuPerRequestMs: number;
   /** Share of the machine's CPU (all cores) that was busy, 0 to 1, and that CPU per request. */
   machineBusy: number;
+  /** Each core's busy share, 0 to 1 (core 0 first). */
+  coreBusy: number[];
   machineCpuPerRequestMs: number;
   database?: DatabaseWork;
   lockWaits?: LockWaits;
@@ -164,6 +166,9 @@ async function phase(
       cpuPerRequestByProcessMs: cpuByProcess.map((value, index) => value / Math.max(1, results[index]!.completed)),
       loadGeneratorCpuPerRequestMs: selfCpu / completed,
       machineBusy: (machineAfter.busy - machineBefore.busy) / Math.max(1, machineAfter.total - machineBefore.total),
+      coreBusy: machineAfter.cores.map(
+        (core, index) => (core.busy - machineBefore.cores[index]!.busy) / Math.max(1, core.total - machineBefore.cores[index]!.total),
+      ),
       machineCpuPerRequestMs: (machineAfter.busy - machineBefore.busy) / completed,
       lockWaits,
       database:
@@ -434,7 +439,7 @@ function report(phases: Phase[], sequentialRuns: Map<string, LoadResult[]>): num
     '',
   ];
   lines.push(
-    '| Phase | Req/s | p50 (ms) | p99 (ms) | Gateway CPU/req (ms) | Per process (ms) | Load generator CPU/req (ms) | Machine busy (CPU/req, ms) | DB backend CPU/req (ms) | DB transactions/req | DB rows written/req | Redis commands/req | Lock-wait samples (account row) | Mean waiters (account row) |',
+    '| Phase | Req/s | p50 (ms) | p99 (ms) | Gateway CPU/req (ms) | Per process (ms) | Load generator CPU/req (ms) | Machine busy (CPU/req, ms; each core, %) | DB backend CPU/req (ms) | DB transactions/req | DB rows written/req | Redis commands/req | Lock-wait samples (account row) | Mean waiters (account row) |',
   );
   lines.push('|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|');
   for (const row of phases) {
@@ -442,7 +447,7 @@ function report(phases: Phase[], sequentialRuns: Map<string, LoadResult[]>): num
     lines.push(
       `| ${row.name} | ${rate(row.result).toFixed(0)} | ${ms(latency.p50)} | ${ms(latency.p99)} | ${ms(row.cpuPerRequestMs)} | ` +
         `${row.cpuPerRequestByProcessMs.map((value) => ms(value)).join(' / ')} | ${ms(row.loadGeneratorCpuPerRequestMs)} | ` +
-        `${(row.machineBusy * 100).toFixed(0)}% (${ms(row.machineCpuPerRequestMs)}) | ` +
+        `${(row.machineBusy * 100).toFixed(0)}% (${ms(row.machineCpuPerRequestMs)}; ${row.coreBusy.map((busy) => (busy * 100).toFixed(0)).join(' / ')}) | ` +
         `${row.database ? ms(row.database.backendCpuPerRequestMs) : '—'} | ` +
         `${row.database ? row.database.transactionsPerRequest.toFixed(3) : '—'} | ${row.database ? row.database.rowsWrittenPerRequest.toFixed(2) : '—'} | ` +
         `${row.database ? row.database.redisCommandsPerRequest.toFixed(2) : '—'} | ` +
@@ -505,7 +510,7 @@ function report(phases: Phase[], sequentialRuns: Map<string, LoadResult[]>): num
   lines.push('');
   lines.push(
     'Ratios are of the two rounds summed, within this run. Three processes: the two added ones served one loaded phase, not measured, before their first round. ' +
-      'Machine busy: every core, from /proc/stat (the load generator, the upstream, PostgreSQL and Redis share them with the gateways). ' +
+      'Machine busy: every core, from /proc/stat (the load generator, the upstream, PostgreSQL and Redis share them with the gateways), then each core alone, core 0 first. ' +
       'DB transactions and rows per request: pg_stat_database of the bench database (every gateway process), divided by requests. ' +
       'Redis commands per request: INFO commandstats of the Redis server (every client; only the gateways use it during a phase), divided by requests; ' +
       "it counts the commands scripts run too: the rate limiter's EVALSHA runs TIME, HMGET, HSET and PEXPIRE, five in all per request. " +
