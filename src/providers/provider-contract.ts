@@ -45,7 +45,6 @@ export function contractCall(model: ModelConfig, options: Partial<ProviderCall> 
   return { request: contractRequest(), model, maxOutputTokens: 1_024, signal: new AbortController().signal, ...options };
 }
 
-/** Every part of a stream, and the ProviderError that ended it if one did. */
 /**
  * The parts of a stream, and the failure that ended it. A text delta's `json` (the text as the
  * provider wrote it) is checked against its text and left out, so parts compare by what they say.

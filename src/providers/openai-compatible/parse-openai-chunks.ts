@@ -17,7 +17,7 @@ export class OpenAIChunkReader {
   /**
    * The text-delta part of an event read by its text alone (a plain text delta with the bytes of
    * the one learned around it), carrying the text's JSON string as the provider wrote it; else
-   * undefined, and `read` reads the event.
+   * undefined, and `read` parses the event.
    */
   textDelta(event: SseEvent): { type: 'text-delta'; text: string; json: string } | undefined {
     if (this.done || this.shape === undefined) return undefined;
@@ -32,8 +32,6 @@ export class OpenAIChunkReader {
       this.done = true;
       return undefined;
     }
-    const repeated = this.shape?.read(event);
-    if (repeated) return repeated;
     let payload: unknown;
     try {
       payload = JSON.parse(event.data);

@@ -19,10 +19,10 @@ test('a text delta with the bytes of the one learned around it is read by its te
   const shape = learned(textChunk('Hello'));
   assert.ok(shape);
   for (const text of [' there', '"quoted"', 'back\\slash', 'line\nbreak', 'é ü 中文 🎉', '\u0000', 'Hello']) {
-    assert.deepEqual(shape.read(event(textChunk(text))), { choices: [{ index: 0, delta: { content: text }, finish_reason: null }] }, text);
+    assert.deepEqual(shape.text(event(textChunk(text))), { text, json: JSON.stringify(text) }, text);
   }
   // The same text escaped otherwise is still one JSON string in the same place.
-  assert.equal(shape.read(event(textChunk('Hello').replace('"Hello"', '"H\\u0065llo"')))?.choices?.[0]?.delta?.content, 'Hello');
+  assert.deepEqual(shape.text(event(textChunk('Hello').replace('"Hello"', '"H\\u0065llo"'))), { text: 'Hello', json: '"H\\u0065llo"' });
 });
 
 test('anything but the learned bytes around one JSON string is left to JSON.parse', () => {
@@ -36,7 +36,7 @@ test('anything but the learned bytes around one JSON string is left to JSON.pars
     event(textChunk('x').replace('"x"', '"unterminated')),
     event(JSON.stringify({ ...envelope, choices: [{ index: 0, delta: {}, logprobs: null, finish_reason: 'stop' }] })),
   ];
-  for (const miss of misses) assert.equal(shape.read(miss), undefined, miss.data);
+  for (const miss of misses) assert.equal(shape.text(miss), undefined, miss.data);
 });
 
 test('only a plain text delta whose text sits once in its bytes is learned', () => {
@@ -64,7 +64,7 @@ test('only a plain text delta whose text sits once in its bytes is learned', () 
   for (const data of notLearned) assert.equal(learned(data), undefined, data);
   // A duplicate key: JSON.parse keeps the last one, and that is where the text is read.
   const duplicate = (last: string) => textChunk('Hello').replace('"content":"Hello"', `"content":"Hello","content":${JSON.stringify(last)}`);
-  assert.equal(learned(duplicate('Bye'))?.read(event(duplicate('Ciao')))?.choices?.[0]?.delta?.content, 'Ciao');
+  assert.equal(learned(duplicate('Bye'))?.text(event(duplicate('Ciao')))?.text, 'Ciao');
   assert.equal(RepeatedChunkShape.learn(event(textChunk('a'), 'message'), JSON.parse(textChunk('a'))), undefined, 'an event with a name');
 });
 

@@ -53,16 +53,10 @@ export class RepeatedChunkShape {
       : undefined;
   }
 
-  /** The chunk `event` carries if it has this shape (what the stream reads of it), else undefined. */
-  read(event: SseEvent): OpenAIChatCompletion | undefined {
-    const delta = this.text(event);
-    return delta && { choices: [{ index: 0, delta: { content: delta.text }, finish_reason: null }] };
-  }
-
   /**
-   * The text of `event` if it has this shape, with the JSON string it came as (`json`, as the
-   * provider wrote it: an encoder may write it as it is instead of escaping the text again);
-   * else undefined.
+   * The text of `event` if it has this shape (the chunk it carries is the learned one with this
+   * text as its content), with the JSON string it came as (`json`, as the provider wrote it: an
+   * encoder may write it as it is instead of escaping the text again); else undefined.
    */
   text(event: SseEvent): { text: string; json: string } | undefined {
     const { prefix, suffix } = this;
