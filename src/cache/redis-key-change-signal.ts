@@ -2,13 +2,8 @@ import { setImmediate as nextTurn } from 'node:timers/promises';
 import type { Redis } from 'ioredis';
 import type { KeyChangeSignal } from './key-change-signal.ts';
 
-/** The counter every process reads; the Redis rate limiter can read it in the same call (takeWithVersion). */
+/** The counter every process reads. */
 export const DEFAULT_KEYS_VERSION_KEY = 'svc:keys:version';
-
-export interface RedisKeyChangeSignal extends KeyChangeSignal {
-  /** The counter's Redis key, for `RedisRateLimiter.takeWithVersion`. */
-  readonly key: string;
-}
 
 /**
  * INCR, except that a counter starting over (a Redis restart without persistence, an eviction)
@@ -34,11 +29,10 @@ return 1
  * revocation still takes effect on the very next request). Under load that is one GET for the
  * requests of a whole turn instead of one each.
  */
-export function createRedisKeyChangeSignal(redis: Redis, options: { key?: string } = {}): RedisKeyChangeSignal {
+export function createRedisKeyChangeSignal(redis: Redis, options: { key?: string } = {}): KeyChangeSignal {
   const key = options.key ?? DEFAULT_KEYS_VERSION_KEY;
   let next: Promise<string> | null = null;
   return {
-    key,
     current() {
       next ??= nextTurn().then(async () => {
         next = null;

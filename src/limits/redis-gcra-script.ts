@@ -8,12 +8,10 @@ import { WINDOW_MS } from './gcra.ts';
  * compute the same decisions bit for bit; the contract suite checks it against a BigInt model.
  *
  * KEYS[1]  the subject's hash: tatMs, remainder, perMinute (the TAT is tatMs + remainder / perMinute ms)
- * KEYS[2]  optional: a counter read in the same call (the keys version), '0' when missing
  * ARGV[1]  perMinute, an integer in 1..MAX_PER_MINUTE (checked by the caller)
  * ARGV[2]  now in ms, or '' for the Redis server's clock (so hosts with skewed clocks agree)
  *
- * Returns { 1, 0 } when allowed, { 0, retryAfterSeconds } when refused, plus the counter's
- * value as a third element when KEYS[2] is given. A refusal writes nothing.
+ * Returns { 1, 0 } when allowed, { 0, retryAfterSeconds } when refused. A refusal writes nothing.
  *
  * The state expires one window after it goes idle: an idle state decides exactly like no state,
  * so expiring late is harmless, while expiring early (a clock step, or a caller-supplied instant
@@ -28,11 +26,6 @@ if ARGV[2] == '' then
   nowMs = tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000)
 else
   nowMs = tonumber(ARGV[2])
-end
-
-local version
-if #KEYS >= 2 then
-  version = redis.call('GET', KEYS[2]) or '0'
 end
 
 local function ceilDivide(a, b)
@@ -81,7 +74,6 @@ if waitMs <= 0 then
 else
   result = { 0, math.ceil(waitMs / 1000) }
 end
-if version then result[3] = version end
 return result
 `;
 

@@ -100,24 +100,6 @@ if (!(connection instanceof Redis)) {
       });
     });
 
-    test('takeWithVersion reads the counter in the same call', async () => {
-      const prefix = freshPrefix();
-      const limiter = createRedisRateLimiter(redis, { prefix });
-      const versionKey = `${prefix}keys:version`;
-      assert.deepEqual(await limiter.takeWithVersion('key_v', 1, versionKey, 1_000), {
-        decision: { allowed: true },
-        keysVersion: '0',
-      });
-      await redis.incr(versionKey);
-      assert.deepEqual(await limiter.takeWithVersion('key_v', 1, versionKey, 1_000), {
-        decision: { allowed: false, retryAfterSeconds: 60 },
-        keysVersion: '1',
-      });
-      // The version key never becomes a rate limit state, and the take counted as usual.
-      assert.equal(await redis.get(versionKey), '1');
-      assert.equal((await limiter.take('key_v', 1, 1_000)).allowed, false);
-    });
-
     test('reloads the script after the server forgot it', async () => {
       const limiter = createRedisRateLimiter(redis, { prefix: freshPrefix() });
       await redis.script('FLUSH');
