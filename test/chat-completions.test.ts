@@ -185,6 +185,35 @@ describe('streaming', () => {
     assert.equal(usage!.prompt_tokens_details!.cached_tokens, 10);
   });
 
+  test("a streamed answer whose text needs escaping reaches the openai SDK exactly, in the gateway's chunks", async () => {
+    // Pieces of two characters: quotes, backslashes, newlines, tabs, non-ASCII, an emoji split
+    // into its two halves, text that looks like JSON. Most are read by their text alone and go
+    // out as the provider's JSON string (repeated-chunk-shape.ts, chat-chunk-encoder.ts).
+    const text = 'He said "hi" \\ then\n\tleft: é ü 中文 🎉 {"a":[1,"b"]} </script> \u2028 end';
+    harness.fake.script('alpha', { text, chunkSize: 2, usage: { prompt: 9, completion: 40 } });
+    const stream = await client.chat.completions.create({
+      model: 'up/alpha',
+      messages: [{ role: 'user', content: 'Say something awkward' }],
+      stream: true,
+      stream_options: { include_usage: true },
+    });
+    let received = '';
+    const ids = new Set<string>();
+    let pieces = 0;
+    for await (const chunk of stream) {
+      ids.add(chunk.id);
+      assert.equal(chunk.model, 'up/alpha');
+      if (chunk.choices[0]?.delta.content) {
+        received += chunk.choices[0].delta.content;
+        pieces++;
+      }
+    }
+    assert.equal(received, text);
+    assert.ok(pieces >= text.length / 2 - 1, `${pieces} pieces`);
+    assert.equal(ids.size, 1, "every chunk carries the gateway's one id");
+    assert.match([...ids][0]!, /^chatcmpl-/);
+  });
+
   test('raw SSE bytes follow the contract: role chunk, pieces, empty delta with finish_reason, usage, [DONE]', async () => {
     const response = await streamHiThere();
     assert.equal(response.status, 200);
