@@ -38,18 +38,11 @@ import pg from 'pg';
 import { cpuMs, machineCpuMs, startChild, stopChild, type Child } from './children.ts';
 import { compiledGatewayProcess } from './compiled-gateway.ts';
 import { createPool, runLoad, type LoadResult, type Target } from './load.ts';
+import { intEnv } from './int-env.ts';
 import { ms, percentiles } from './stats.ts';
 import { DEFAULT_HOLD_JOURNAL_PREFIX } from '../src/storage/postgres/redis-hold-journal.ts';
 
 type GatewayInfo = { url: string; key: string; pid: number };
-
-function intEnv(name: string, fallback: number): number {
-  const raw = process.env[name];
-  if (raw === undefined || raw === '') return fallback;
-  const value = Number(raw);
-  if (!Number.isInteger(value) || value < 1) throw new Error(`${name} must be a positive integer, got "${raw}"`);
-  return value;
-}
 
 const CONNECTIONS = intEnv('BENCH_LEDGER_CONNECTIONS', 50);
 const PHASE_MS = intEnv('BENCH_LEDGER_SECONDS', 6) * 1_000;

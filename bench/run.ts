@@ -20,15 +20,8 @@ import { cpuMs, startChild, stopAllChildren } from './children.ts';
 import { compiledGatewayProcess } from './compiled-gateway.ts';
 import { ledgerScaleBench } from './ledger-scale.ts';
 import { createPool, runLoad, type LoadResult, type Target } from './load.ts';
+import { intEnv } from './int-env.ts';
 import { ms, percentiles } from './stats.ts';
-
-function intEnv(name: string, fallback: number): number {
-  const raw = process.env[name];
-  if (raw === undefined || raw === '') return fallback;
-  const value = Number(raw);
-  if (!Number.isInteger(value) || value < 1) throw new Error(`${name} must be a positive integer, got "${raw}"`);
-  return value;
-}
 
 const REQUESTS = intEnv('BENCH_REQUESTS', 10_000);
 const STREAM_REQUESTS = Math.max(1, Math.floor(REQUESTS / 2));
