@@ -1,4 +1,3 @@
-import { fstatSync } from 'node:fs';
 import pino from 'pino';
 import type { FastifyBaseLogger, FastifyInstance } from 'fastify';
 import { buildApp } from './app.ts';
@@ -27,6 +26,7 @@ import { GatewayMetrics } from './metrics/gateway-metrics.ts';
 import { startMetricsServer } from './metrics/metrics-routes.ts';
 import { observeReceipts } from './metrics/observe-receipts.ts';
 import { receiptLogLine } from './metrics/request-log.ts';
+import { logDestination } from './metrics/log-destination.ts';
 
 export interface RunningGateway {
   app: FastifyInstance;
@@ -36,22 +36,6 @@ export interface RunningGateway {
   /** Where /metrics is served when config metrics.port gives it a port of its own. */
   metricsUrl?: string;
   close(): Promise<void>;
-}
-
-/**
- * Where the log goes: standard output. Redirected to a file, each line is written at once on the
- * event loop (a copy into the page cache, never a wait on a reader). pino's default hands every
- * write to the thread pool, and on a gateway pinned to one core that thread preempts the event
- * loop for each: in profiles of the PostgreSQL mode under load (pinned, stdout to a file or
- * /dev/null) its writes held 6-8% of the event loop's samples, 0.7-0.9% written synchronously. To
- * a pipe or a terminal, whose reader may stall, pino's default stays.
- */
-function logDestination(): [pino.DestinationStream] | [] {
-  try {
-    return fstatSync(1).isFile() ? [pino.destination({ dest: 1, sync: true })] : [];
-  } catch {
-    return [];
-  }
 }
 
 /** Build every dependency from a validated config and listen. Tests call this with port 0. */
