@@ -105,6 +105,13 @@ if (!(connection instanceof Redis)) {
       await redis.script('FLUSH');
       assert.deepEqual(await limiter.take('key_flushed', 5, 0), { allowed: true });
       assert.deepEqual(await limiter.take('key_flushed', 5, 0), { allowed: true });
+      // Takes of one turn go out together: after a flush each still counts once, in order.
+      await redis.script('FLUSH');
+      const decisions = await Promise.all(Array.from({ length: 8 }, () => limiter.take('key_flushed_together', 5, 0)));
+      assert.deepEqual(
+        decisions.map((decision) => decision.allowed),
+        [true, true, true, true, true, false, false, false],
+      );
     });
 
     test('close stops the limiter but leaves the shared connection open', async () => {
