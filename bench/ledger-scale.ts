@@ -13,6 +13,8 @@
  *                            PostgreSQL gateway each held to core 1 (every thread, with taskset),
  *                            this process (the load generator) to core 0; the database and Redis
  *                            stay free. Unpinned again before the three-process phases.
+ *   BENCH_LEDGER_ROUNDS      alternated rounds of each comparison (2); more narrow a ratio on a
+ *                            drifting machine, as each round pairs the two sides within seconds
  *   BENCH_LEDGER_THREE=0     skips the three-process phases (a quicker A/B of the one-process
  *                            comparison and concurrency 1)
  *
@@ -26,7 +28,7 @@
  * Every process serves one loaded phase (not measured) before it is measured: measured cold, its
  * JIT compilers' threads alone cost 0.2 to 0.4 ms of CPU a request more than a warm process's (on
  * 2026-11-27 the first PostgreSQL round, unwarmed, used 0.67 ms a request against 0.49 in the
- * second). The three and the one then alternate in two rounds, as the two modes do, so drift on
+ * second). The three and the one then alternate in BENCH_LEDGER_ROUNDS rounds, as the two modes do, so drift on
  * the box hits both alike.
  */
 import { execFileSync } from 'node:child_process';
@@ -47,6 +49,7 @@ type GatewayInfo = { url: string; key: string; pid: number };
 const CONNECTIONS = intEnv('BENCH_LEDGER_CONNECTIONS', 50);
 const PHASE_MS = intEnv('BENCH_LEDGER_SECONDS', 6) * 1_000;
 const SEQUENTIAL_MS = Math.max(2_000, PHASE_MS / 2);
+const ROUNDS = intEnv('BENCH_LEDGER_ROUNDS', 2);
 const PIN = process.env.BENCH_LEDGER_PIN === '1';
 const THREE = process.env.BENCH_LEDGER_THREE !== '0';
 
@@ -379,7 +382,7 @@ export async function ledgerScaleBench(): Promise<number> {
     progress(`ledger: warming the SQLite and the PostgreSQL process, ${CONNECTIONS} connections`);
     await phase('warm-up, not measured', 'sqlite', [sqlite], CONNECTIONS, PHASE_MS);
     await phase('warm-up, not measured', 'postgres', [postgres], CONNECTIONS, PHASE_MS);
-    for (let round = 1; round <= 2; round++) {
+    for (let round = 1; round <= ROUNDS; round++) {
       progress(`ledger round ${round}: SQLite, then PostgreSQL, ${CONNECTIONS} connections`);
       phases.push(await phase(`SQLite, 1 process (round ${round})`, 'sqlite', [sqlite], CONNECTIONS, PHASE_MS));
       phases.push(await phase(`PostgreSQL + Redis, 1 process (round ${round})`, 'postgres', [postgres], CONNECTIONS, PHASE_MS, observed));
@@ -402,7 +405,7 @@ export async function ledgerScaleBench(): Promise<number> {
     // The two new processes warm up (JIT) under the same load before anything is measured.
     progress(`ledger: three PostgreSQL processes on one account, ${CONNECTIONS} connections in all: warming the two new ones`);
     await phase('warm-up, not measured', 'three', more, CONNECTIONS, PHASE_MS);
-    for (let round = 1; round <= 2; round++) {
+    for (let round = 1; round <= ROUNDS; round++) {
       progress(`ledger round ${round}: three PostgreSQL processes on one account, then the first alone, ${CONNECTIONS} connections`);
       phases.push(await phase(`PostgreSQL + Redis, 3 processes (round ${round})`, 'three', more, CONNECTIONS, PHASE_MS, observed));
       phases.push(await phase(`PostgreSQL + Redis, 1 of them alone (round ${round})`, 'one', [postgres], CONNECTIONS, PHASE_MS, observed));
@@ -502,7 +505,8 @@ function report(phases: Phase[], sequentialRuns: Map<string, LoadResult[]>): num
   }
   lines.push('');
   lines.push(
-    'Ratios are of the two rounds summed, within this run. Three processes: the two added ones served one loaded phase, not measured, before their first round. ' +
+    `Ratios are of the ${ROUNDS} rounds summed, within this run. Three processes:` +
+      ' the two added ones served one loaded phase, not measured, before their first round. ' +
       'Machine busy: every core, from /proc/stat (the load generator, the upstream, PostgreSQL and Redis share them with the gateways), then each core alone, core 0 first. ' +
       'DB transactions and rows per request: pg_stat_database of the bench database (every gateway process), divided by requests. ' +
       'Redis commands per request: INFO commandstats of the Redis server (every client; only the gateways use it during a phase), divided by requests; ' +
