@@ -114,6 +114,26 @@ if (!(connection instanceof Redis)) {
       );
     });
 
+    test('a Redis that cannot be reached fails every take of a turn, the first and the gathered alike, rather than leaving one waiting', async () => {
+      // Nothing listens on port 1; no reconnecting, so the commands fail as soon as the connection does.
+      const unreachable = new Redis({ host: '127.0.0.1', port: 1, maxRetriesPerRequest: 0, retryStrategy: () => null });
+      unreachable.on('error', () => undefined);
+      try {
+        const limiter = createRedisRateLimiter(unreachable, { prefix: freshPrefix() });
+        const outcomes = await Promise.race([
+          Promise.allSettled(Array.from({ length: 5 }, () => limiter.take('key_unreachable', 5, 0))),
+          new Promise<'waiting'>((resolve) => setTimeout(() => resolve('waiting'), 5_000).unref()),
+        ]);
+        assert.notEqual(outcomes, 'waiting', 'a take still waits 5 s after Redis was found unreachable');
+        assert.deepEqual(
+          (outcomes as PromiseSettledResult<unknown>[]).map((outcome) => outcome.status),
+          ['rejected', 'rejected', 'rejected', 'rejected', 'rejected'],
+        );
+      } finally {
+        unreachable.disconnect();
+      }
+    });
+
     test('close stops the limiter but leaves the shared connection open', async () => {
       const limiter = createRedisRateLimiter(redis, { prefix: freshPrefix() });
       await limiter.close();
