@@ -47,3 +47,16 @@ test('a write alone runs its own statement, not a batch', async () => {
   assert.equal(await commit.run(write('receipt', 7)), -7);
   assert.equal(sent.length, 0);
 });
+
+test('a NUL in a batch is sent as U+FFFD (jsonb refuses it), text that spells out its escape as it is', async () => {
+  const { commit, sent } = recording();
+  const texts = ['bad\0byte', 'a \\u0000 b', 'plain'];
+  await Promise.all(
+    texts.map((detail, index) => commit.run({ ...write('receipt', index), json: { op: 'receipt', id: `rcpt_${index}`, attempts: [{ detail }] } })),
+  );
+  assert.equal(sent.length, 1);
+  assert.deepEqual(
+    sent[0]!.ops.map((op) => (op.attempts as Array<{ detail: string }>)[0]!.detail),
+    ['bad\uFFFDbyte', 'a \\u0000 b', 'plain'],
+  );
+});

@@ -1,4 +1,5 @@
 import type pg from 'pg';
+import { jsonText } from './json-parameter.ts';
 
 type Statement = pg.QueryConfig<unknown[]>;
 
@@ -109,12 +110,7 @@ export class PostgresGroupCommit {
         {
           name: 'gateway_apply_batch',
           text: 'SELECT gateway_apply_batch($1::jsonb) AS results',
-          values: [
-            JSON.stringify(
-              batch.map((queued) => queued.write.json),
-              withoutNul,
-            ),
-          ],
+          values: [jsonText(batch.map((queued) => queued.write.json))],
         },
         batch.every((queued) => queued.write.flushLater === true),
       );
@@ -141,9 +137,4 @@ async function settleAlone(queued: Queued): Promise<void> {
   } catch (error) {
     queued.reject(error);
   }
-}
-
-// jsonb refuses the NUL character; a provider's error text may hold one (as json-parameter.ts).
-function withoutNul(_key: string, value: unknown): unknown {
-  return typeof value === 'string' && value.includes('\0') ? value.replaceAll('\0', '\uFFFD') : value;
 }

@@ -401,6 +401,22 @@ if (unreachable !== null) {
         await store.recordReceipt(receipt);
         assert.equal((await store.getReceipt(DEFAULT_ACCOUNT_ID, receipt.id))?.attempts[0]?.detail, 'bad\uFFFDbyte');
         assert.equal(await store.getBalance(DEFAULT_ACCOUNT_ID), 9_900);
+        // Settled together (one batch), beside text that only spells out the escape, which stays.
+        const together = [
+          sampleReceipt({ id: 'rcpt_nul_1', attempts: [{ model: 'sim/steady', outcome: 'failed', detail: '\0', latencyMs: 1 }], costNano: 10 }),
+          sampleReceipt({
+            id: 'rcpt_nul_2',
+            attempts: [{ model: 'sim/steady', outcome: 'failed', detail: 'a \\u0000 b', latencyMs: 1 }],
+            costNano: 20,
+          }),
+          sampleReceipt({ id: 'rcpt_nul_3', warnings: ['x\0y\0'], costNano: 30 }),
+        ];
+        await Promise.all(together.map((one) => store.recordReceipt(one)));
+        const stored = await Promise.all(together.map((one) => store.getReceipt(DEFAULT_ACCOUNT_ID, one.id)));
+        assert.equal(stored[0]?.attempts[0]?.detail, '\uFFFD');
+        assert.equal(stored[1]?.attempts[0]?.detail, 'a \\u0000 b');
+        assert.deepEqual(stored[2]?.warnings, ['x\uFFFDy\uFFFD']);
+        assert.equal(await store.getBalance(DEFAULT_ACCOUNT_ID), 9_840);
       }));
 
     test('instants round-trip whatever the DateStyle and TimeZone of the session', async () => {
