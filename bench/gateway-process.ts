@@ -11,6 +11,7 @@ import type { FastifyBaseLogger } from 'fastify';
 import { issueApiKey } from '../src/auth/issue-api-key.ts';
 import { parseConfig } from '../src/config/load-config.ts';
 import { createGateway } from '../src/gateway.ts';
+import { storeBackend } from '../src/storage/open-store.ts';
 import { holdYoungGeneration, tuneHeapForServing } from '../src/lib/serving-heap.ts';
 import { DEFAULT_ACCOUNT_ID } from '../src/storage/store.ts';
 
@@ -52,14 +53,15 @@ holdYoungGeneration();
 
 // Logs go to stderr: stdout carries the one JSON line the parent reads.
 const logger = pino({ level: 'warn' }, pino.destination(2)) as unknown as FastifyBaseLogger;
-const gateway = await createGateway(parseConfig(configText, 'bench gateway config'), { logger });
+const config = parseConfig(configText, 'bench gateway config');
+const gateway = await createGateway(config, { logger });
 
 // Rate limiting stays on, at a rate the benchmark never reaches.
 const { key } = await issueApiKey(gateway.deps.store, { name: 'bench', rateLimitPerMinute: 1_000_000 });
 // Plenty of funds ($1M), so a balance check never turns the benchmark into a 402 test.
 await gateway.deps.store.addFunds(DEFAULT_ACCOUNT_ID, 1_000_000 * 1e9, 'bench');
 
-tuneHeapForServing();
+tuneHeapForServing(storeBackend(config).kind);
 process.stdout.write(`${JSON.stringify({ url: gateway.url, key, pid: process.pid })}\n`);
 
 let closing = false;

@@ -7,7 +7,7 @@ import { describeStore, storeBackend } from './storage/open-store.ts';
 export async function startGateway(options: { configPath?: string } = {}): Promise<{ close(): Promise<void>; url: string }> {
   const config = loadConfig(options.configPath);
   const gateway = await createGateway(config);
-  tuneHeapForServing();
+  tuneHeapForServing(storeBackend(config).kind);
   const { logger } = gateway.deps;
   const source = options.configPath ?? process.env.GATEWAY_CONFIG ?? 'built-in demo config (simulated provider)';
   logger.info({ url: gateway.url, config: source, database: describeStore(storeBackend(config)) }, `gateway listening on ${gateway.url}/v1`);

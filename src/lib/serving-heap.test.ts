@@ -131,7 +131,7 @@ async function tagsAroundThreadStart(awaited = false) {
 holdYoungGeneration();
 const held = { tag: cachedDataVersionTag(), ...(await tagsAroundThreadStart()) };
 const heldAwaited = await tagsAroundThreadStart(true);
-tuneHeapForServing();
+tuneHeapForServing('sqlite');
 const serving = { tag: cachedDataVersionTag(), ...(await tagsAroundThreadStart()) };
 console.log(JSON.stringify({ v8Own, held, heldAwaited, serving }));
 `;

@@ -90,24 +90,26 @@ function keepYoungGenerationHeld(worker: Worker): void {
 
 /**
  * How far the old generation grows past what the last full collection kept before the next one:
- * a bound on V8's own choice (up to 4x, which held 15 MiB more at the peak under load). It was 30%
- * until 2026-11-28: with holds journaled in Redis and settlements awaiting their batch's commit,
- * more of a PostgreSQL-mode request outlives two scavenges, and at 30% that mode ran a full
- * collection every ~0.4 s under load (30 in 13 s against 16 at 100%), ~6% more CPU per request
- * (ledger bench, alternated: 1.12-1.16x SQLite's CPU at 30%, 1.03-1.09x at 100%). The embedded
- * mode moved neither in CPU nor in peak RSS (bench-peers, both side by side: 141.5 against 144.7 MiB).
+ * a bound on V8's own choice (up to 4x), per store. The embedded mode collects rarely under load
+ * and keeps 30%: at 100% its peak RSS under the bench-peers load rose from 146-149 to 157-160 MiB
+ * (two alternated pairs, 2026-11-28) for no CPU. The PostgreSQL mode promotes more (its requests
+ * live longer: holds journaled in Redis, settlements awaiting their batch's commit): at 30% it ran a
+ * full collection every ~0.4 s under load (30 in 13 s against 16 at 100%), ~6% more CPU per
+ * request (ledger bench, four runs each alternated: 1.12-1.16x SQLite's CPU at 30%, 1.03-1.09x at
+ * 100%), and a scale-out process is sized for throughput more than for its last 10 MiB.
  */
-const OLD_GENERATION_GROWTH_PERCENT = 100;
+const OLD_GENERATION_GROWTH_PERCENT = { sqlite: 30, postgres: 100 } as const;
 
 /**
  * V8's heap as a long-running gateway wants it: the old generation grows by
- * OLD_GENERATION_GROWTH_PERCENT past what the last full collection kept, not by up to 4x (V8 reads
- * this flag at each collection), and the young generation grows under load up to 16 MiB
- * (`capYoungGeneration`). Called by `gateway start` and the bench's gateway once the gateway listens.
+ * OLD_GENERATION_GROWTH_PERCENT (for its store) past what the last full collection kept, not by
+ * up to 4x (V8 reads this flag at each collection), and the young generation grows under load up
+ * to 16 MiB (`capYoungGeneration`). Called by `gateway start` and the bench's gateway once the
+ * gateway listens.
  */
-export function tuneHeapForServing(): void {
+export function tuneHeapForServing(store: keyof typeof OLD_GENERATION_GROWTH_PERCENT): void {
   if (!startFlags().includes('heap-growing-percent')) {
-    heapGrowingPercent = OLD_GENERATION_GROWTH_PERCENT;
+    heapGrowingPercent = OLD_GENERATION_GROWTH_PERCENT[store];
     applyFlags();
   }
   capYoungGeneration();
