@@ -1,5 +1,7 @@
 import { after, before, beforeEach, test } from 'node:test';
 import assert from 'node:assert/strict';
+import { once } from 'node:events';
+import { connect } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Store } from '../src/storage/store.ts';
 import { readUntil, startHarness, type Harness } from './helpers/gateway-harness.ts';
@@ -109,4 +111,34 @@ test('a client that leaves while its hold is placed costs nothing: the provider 
   } finally {
     store.placeHold = placeHold;
   }
+});
+
+test('a client that half-closes once its request is out is a client gone: the call stops, no answer, the receipt says cancelled', async () => {
+  harness.fake.script('alpha', { hang: true });
+  const listed = async () => (await (await harness.get('/v1/receipts?limit=5')).json()).data as any[];
+  const earlier = new Set((await listed()).map((entry) => entry.id));
+  const url = new URL(harness.gateway.url);
+  const body = JSON.stringify({ model: 'up/alpha', messages: [{ role: 'user', content: 'then I stop writing' }] });
+  const socket = connect({ host: url.hostname, port: Number(url.port) });
+  const answer: Buffer[] = [];
+  socket.on('data', (chunk: Buffer) => answer.push(chunk));
+  const closed = once(socket, 'close');
+  socket.write(
+    `POST /v1/chat/completions HTTP/1.1\r\nhost: ${url.host}\r\nauthorization: Bearer ${harness.key}\r\n` +
+      `content-type: application/json\r\ncontent-length: ${Buffer.byteLength(body)}\r\n\r\n${body}`,
+  );
+  while (harness.fake.requests.length === 0) await sleep(5);
+  // Its writing side shut, its reading side still open: it could still read an answer.
+  socket.end();
+  await closed;
+  await harness.fake.waitForAborted(1, 3_000);
+  assert.equal(Buffer.concat(answer).length, 0, 'the connection ends without an answer');
+  let receipt: any;
+  for (let tries = 0; tries < 100 && receipt?.status !== 'cancelled'; tries++) {
+    receipt = (await listed()).find((entry) => !earlier.has(entry.id));
+    if (receipt?.status !== 'cancelled') await sleep(20);
+  }
+  assert.equal(receipt?.status, 'cancelled');
+  assert.equal(receipt.error_code, 'request_cancelled');
+  assert.ok(receipt.usage.prompt_tokens > 0, 'the prompt the provider read is billed, estimated');
 });
