@@ -91,8 +91,8 @@ function keepYoungGenerationHeld(worker: Worker): void {
 /**
  * How far the old generation grows past what the last full collection kept before the next one:
  * a bound on V8's own choice (up to 4x), per store. The embedded mode collects rarely under load
- * and keeps 30%: at 100% its peak RSS under the bench-peers load rose from 146-149 to 157-160 MiB
- * (two alternated pairs, 2026-11-28) for no CPU. The PostgreSQL mode promotes more (its requests
+ * and keeps 30%: at 100% its peak RSS rose from 146-149 to 157-160 MiB (wrk, bench-peers' mock and
+ * bodies, 50 connections, JSON and streams; two alternated pairs, 2026-11-28) for no CPU. The PostgreSQL mode promotes more (its requests
  * live longer: holds journaled in Redis, settlements awaiting their batch's commit): at 30% it ran a
  * full collection every ~0.4 s under load (30 in 13 s against 16 at 100%), ~6% more CPU per
  * request (ledger bench, four runs each alternated: 1.12-1.16x SQLite's CPU at 30%, 1.03-1.09x at

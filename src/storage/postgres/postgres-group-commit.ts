@@ -1,8 +1,3 @@
-import type pg from 'pg';
-import { jsonText } from './json-parameter.ts';
-
-type Statement = pg.QueryConfig<unknown[]>;
-
 /** One hold or settlement waiting for its batch: its JSON for gateway_apply_batch, and its own statement for running alone. */
 export interface BatchedWrite<T> {
   json: Record<string, unknown>;
@@ -61,7 +56,8 @@ export class PostgresGroupCommit {
   /** Batches sent and writes in them, for the bench's per-request database work. */
   readonly stats = { batches: 0, writes: 0, fallbacks: 0 };
 
-  constructor(private readonly send: (statement: Statement, flushLater: boolean) => Promise<Array<Record<string, unknown>>>) {}
+  /** `send` runs gateway_apply_batch over `ops` (one result per op, in order), without waiting for the flush when `flushLater`. */
+  constructor(private readonly send: (ops: Array<Record<string, unknown>>, flushLater: boolean) => Promise<Array<Record<string, unknown>>>) {}
 
   run<T>(write: BatchedWrite<T>): Promise<T> {
     return new Promise<T>((resolve, reject) => {
@@ -107,11 +103,7 @@ export class PostgresGroupCommit {
     let results: Array<Record<string, unknown>>;
     try {
       results = await this.send(
-        {
-          name: 'gateway_apply_batch',
-          text: 'SELECT gateway_apply_batch($1::jsonb) AS results',
-          values: [jsonText(batch.map((queued) => queued.write.json))],
-        },
+        batch.map((queued) => queued.write.json),
         batch.every((queued) => queued.write.flushLater === true),
       );
     } catch {

@@ -37,8 +37,9 @@ interface SummaryRow {
  * once per batch (gateway_apply_batch, migration 12).
  */
 export function createPostgresLedger(database: PostgresDatabase) {
-  const groupCommit = new PostgresGroupCommit(async (statement, flushLater) => {
+  const groupCommit = new PostgresGroupCommit(async (ops, flushLater) => {
     type Results = { results: Array<Record<string, unknown>> };
+    const statement = statements.applyBatch(ops);
     const row = flushLater ? await database.settle<Results>(statement) : await database.first<Results>(statement);
     return row!.results;
   });
