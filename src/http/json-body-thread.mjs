@@ -27,6 +27,7 @@ import { randomUUID } from 'node:crypto';
 import { parentPort } from 'node:worker_threads';
 import { tooDeepAt } from './body-depth.mjs';
 import { bufferPool } from './buffer-pool.mjs';
+import { eachChild, escaped, placeholders, unescapedQuote, unescapeNarrow, unescapeWide } from './json-literals.mjs';
 
 /** Strings at least this long go back as bytes; shorter ones travel inside the body. */
 const LONG = 64 * 1024;
@@ -144,7 +145,7 @@ function longLiterals(bytes) {
   let settled = 0;
   for (let start = 0; start + BLOCK <= bytes.length;) {
     const end = start + BLOCK;
-    if (unescapedQuote(bytes.subarray(0, end), start) !== -1) {
+    if (unescapedQuote(bytes, start, end) !== -1) {
       start = end;
       continue;
     }
@@ -163,75 +164,12 @@ function longLiterals(bytes) {
   return literals;
 }
 
-/** Whether the quote at `at` follows an odd run of backslashes. */
-function escaped(bytes, at) {
-  let before = at - 1;
-  while (before >= 0 && bytes[before] === 0x5c) before--;
-  return (at - 1 - before) % 2 === 1;
-}
-
-/** The first unescaped quote at or after `from`, or -1. */
-function unescapedQuote(bytes, from) {
-  for (let at = bytes.indexOf(0x22, from); at !== -1; at = bytes.indexOf(0x22, at + 1)) {
-    if (!escaped(bytes, at)) return at;
-  }
-  return -1;
-}
-
 /** The last unescaped quote before `before` and at or after `from`, or -1. */
 function unescapedQuoteBefore(bytes, before, from) {
   for (let at = before > 0 ? bytes.lastIndexOf(0x22, before - 1) : -1; at >= from; at = at > 0 ? bytes.lastIndexOf(0x22, at - 1) : -1) {
     if (!escaped(bytes, at)) return at;
   }
   return -1;
-}
-
-/**
- * Where each placeholder string sits in `body` (placeholder index -> path), each replaced by null;
- * null if a placeholder is a key.
- */
-function placeholders(body, nonce) {
-  const found = new Map();
-  const isPlaceholder = (value) => value.length > nonce.length && value.startsWith(nonce);
-  const index = (value) => Number(value.slice(nonce.length));
-  if (typeof body === 'string') {
-    if (isPlaceholder(body)) found.set(index(body), []);
-    return found;
-  }
-  let keyIsPlaceholder = false;
-  eachChild(body, (container, key, child, path) => {
-    if (typeof key === 'string' && isPlaceholder(key)) keyIsPlaceholder = true;
-    if (typeof child !== 'string' || !isPlaceholder(child)) return;
-    found.set(index(child), [...path, key]);
-    // Defined, not assigned: a key named __proto__ is an own property of a parsed body.
-    Object.defineProperty(container, key, { value: null });
-  });
-  return keyIsPlaceholder ? null : found;
-}
-
-/**
- * Calls `visit(container, key, child, path)` for every member of every container in `body`, `path`
- * the container's. Arrays are walked by index (for...in on an array of a million numbers took a
- * quarter second), and a path is made only for a container.
- */
-function eachChild(body, visit) {
-  const stack = typeof body === 'object' && body !== null ? [{ value: body, path: [] }] : [];
-  while (stack.length > 0) {
-    const { value, path } = stack.pop();
-    if (Array.isArray(value)) {
-      for (let index = 0; index < value.length; index++) {
-        const child = value[index];
-        visit(value, index, child, path);
-        if (typeof child === 'object' && child !== null) stack.push({ value: child, path: [...path, index] });
-      }
-      continue;
-    }
-    for (const key in value) {
-      const child = value[key];
-      visit(value, key, child, path);
-      if (typeof child === 'object' && child !== null) stack.push({ value: child, path: [...path, key] });
-    }
-  }
 }
 
 /**
@@ -246,11 +184,12 @@ function literalBytes(bytes, open, close) {
   const json = () => new Uint8Array(bytes.subarray(open, close + 1));
   if (isAscii(text)) {
     const narrow = bufferOf(text.length, 2 * text.length);
-    const length = unescapeNarrow(text, new Uint8Array(narrow));
-    if (length >= 0) return { bytes: new Uint8Array(narrow, 0, length), latin1: true, json: json() };
+    const state = { at: 0, written: 0 };
+    const result = unescapeNarrow(text, text.length, new Uint8Array(narrow), state);
+    if (result === 0) return { bytes: new Uint8Array(narrow, 0, state.written), latin1: true, json: json() };
     recycle(narrow);
     // -2: an escape past U+00FF, in two-byte units below.
-    if (length === -1) return null;
+    if (result === -1) return null;
   } else if (!isUtf8(text)) {
     // Invalid UTF-8, replaced as Buffer.toString replaces it: rare enough for the heap.
     let value;
@@ -262,124 +201,12 @@ function literalBytes(bytes, open, close) {
     return asBytes(value);
   }
   const wide = bufferOf(text.length * 2);
-  const length = unescapeWide(text, new Uint16Array(wide));
-  if (length < 0) {
+  const state = { at: 0, written: 0 };
+  if (unescapeWide(text, text.length, new Uint16Array(wide), state) !== 0) {
     recycle(wide);
     return null;
   }
-  return { bytes: new Uint8Array(wide, 0, length * 2), latin1: false, json: json() };
-}
-
-/**
- * What each byte after a backslash stands for: the code unit, -1 for none (JSON.parse refuses
- * it), -2 for `u` (four hex digits follow).
- */
-const ESCAPES = new Int32Array(256).fill(-1);
-for (const [letter, unit] of Object.entries({ '"': 0x22, '\\': 0x5c, '/': 0x2f, b: 0x08, f: 0x0c, n: 0x0a, r: 0x0d, t: 0x09, u: -2 })) {
-  ESCAPES[letter.charCodeAt(0)] = unit;
-}
-
-/** The value of each byte as a hex digit, or -1. */
-const HEX = new Int32Array(256).fill(-1);
-for (let digit = 0; digit < 16; digit++) HEX[digit.toString(16).charCodeAt(0)] = HEX[digit.toString(16).toUpperCase().charCodeAt(0)] = digit;
-
-/** The code unit of the `\\u` escape whose digits start at `at`, or -1 if they are not four hex digits. */
-function unicodeEscape(text, at) {
-  if (at + 4 > text.length) return -1;
-  const a = HEX[text[at]];
-  const b = HEX[text[at + 1]];
-  const c = HEX[text[at + 2]];
-  const d = HEX[text[at + 3]];
-  return (a | b | c | d) < 0 ? -1 : (a << 12) | (b << 8) | (c << 4) | d;
-}
-
-/**
- * Writes the code units of an ASCII literal's text (without its quotes) to `out`, one byte each;
- * their count, or -1 if JSON.parse would refuse the text (a control character, a bad escape), or
- * -2 if an escape is past U+00FF. Runs without escapes are copied as they are.
- */
-function unescapeNarrow(text, out) {
-  const length = text.length;
-  let at = firstSpecial(text);
-  if (at === -1) at = length;
-  out.set(text.subarray(0, at));
-  let written = at;
-  while (at < length) {
-    const byte = text[at++];
-    if (byte >= 0x20 && byte !== 0x5c) {
-      out[written++] = byte;
-      continue;
-    }
-    if (byte !== 0x5c) return -1;
-    // The closing quote is never escaped, so a byte follows the backslash.
-    let unit = ESCAPES[text[at++]];
-    if (unit === -2) {
-      unit = unicodeEscape(text, at);
-      at += 4;
-      if (unit > 0xff) return -2;
-    }
-    if (unit === -1) return -1;
-    out[written++] = unit;
-  }
-  return written;
-}
-
-/**
- * Writes the UTF-16 code units of a literal's text (valid UTF-8, without its quotes) to `out`;
- * their count, or -1 if JSON.parse would refuse the text.
- */
-function unescapeWide(text, out) {
-  const length = text.length;
-  let written = 0;
-  for (let at = 0; at < length;) {
-    const byte = text[at];
-    if (byte < 0x80) {
-      at++;
-      if (byte >= 0x20 && byte !== 0x5c) {
-        out[written++] = byte;
-        continue;
-      }
-      if (byte !== 0x5c) return -1;
-      let unit = ESCAPES[text[at++]];
-      if (unit === -2) {
-        unit = unicodeEscape(text, at);
-        at += 4;
-      }
-      if (unit === -1) return -1;
-      out[written++] = unit;
-    } else if (byte < 0xe0) {
-      out[written++] = ((byte & 0x1f) << 6) | (text[at + 1] & 0x3f);
-      at += 2;
-    } else if (byte < 0xf0) {
-      out[written++] = ((byte & 0x0f) << 12) | ((text[at + 1] & 0x3f) << 6) | (text[at + 2] & 0x3f);
-      at += 3;
-    } else {
-      const point = (((byte & 0x07) << 18) | ((text[at + 1] & 0x3f) << 12) | ((text[at + 2] & 0x3f) << 6) | (text[at + 3] & 0x3f)) - 0x10000;
-      out[written++] = 0xd800 + (point >> 10);
-      out[written++] = 0xdc00 + (point & 0x3ff);
-      at += 4;
-    }
-  }
-  return written;
-}
-
-/** The first byte of `bytes` that is a control character or a backslash, or -1; four bytes a step. */
-function firstSpecial(bytes) {
-  let at = 0;
-  const length = bytes.length;
-  for (; at < length && (bytes.byteOffset + at) % 4 !== 0; at++) if (bytes[at] < 0x20 || bytes[at] === 0x5c) return at;
-  const words = new Uint32Array(bytes.buffer, bytes.byteOffset + at, (length - at) >>> 2);
-  let index = 0;
-  for (; index < words.length; index++) {
-    const word = words[index];
-    const backslash = word ^ 0x5c5c5c5c;
-    // Has a byte under 0x20, or `backslash` a zero byte (the bit tricks of has-less-than and has-zero).
-    if ((((word - 0x20202020) & ~word) | ((backslash - 0x01010101) & ~backslash)) & 0x80808080) break;
-  }
-  // The word with one, looked at byte by byte (or the bytes after the last whole word).
-  at += index * 4;
-  for (; at < length; at++) if (bytes[at] < 0x20 || bytes[at] === 0x5c) return at;
-  return -1;
+  return { bytes: new Uint8Array(wide, 0, state.written * 2), latin1: false, json: json() };
 }
 
 /**

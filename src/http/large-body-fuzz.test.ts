@@ -3,7 +3,7 @@ import { Readable } from 'node:stream';
 import { test } from 'node:test';
 import fc from 'fast-check';
 import { jsonPieces } from '../lib/json-pieces.ts';
-import { jsonTextsOf, LARGE_BODY, readJsonBody } from './parse-json-body.ts';
+import { jsonTextsOf, LARGE_BODY, largeBodies, readJsonBody } from './parse-json-body.ts';
 
 /**
  * Bodies over a megabyte are parsed on the body thread, which reads long string literals straight
@@ -150,7 +150,9 @@ test(`random bodies over a megabyte parse exactly as JSON.parse parses them, err
     }),
     { seed: SEED, numRuns: RUNS },
   );
-  console.log(`${valid} of ${runs} bodies were JSON, the others errors`);
+  console.log(`${valid} of ${runs} bodies were JSON, the others errors`, largeBodies);
   // Both sides are exercised: values and refusals.
   assert.ok(valid >= runs / 5 && valid <= (runs * 4) / 5, `${valid} of ${runs} valid`);
+  // And both ways of reading a large body: as it arrives, and on the body thread.
+  assert.ok(largeBodies.readArriving >= runs / 10 && largeBodies.byThread >= runs / 10, JSON.stringify(largeBodies));
 });

@@ -6,6 +6,7 @@ import { ThreadJobs, threadEntry } from '../lib/thread-jobs.ts';
 import { startCounting } from '../protocol/canonical/text-token-count.ts';
 import { tooDeepAt } from './body-depth.mjs';
 import { bufferPool } from './buffer-pool.mjs';
+import { StreamedLiterals, type LongString } from './streamed-literals.ts';
 
 /** Deeper than any real tool schema or message; deeper bodies would exhaust recursive readers (JSON.stringify). */
 export const MAX_BODY_DEPTH = 64;
@@ -28,14 +29,6 @@ export function parseJsonBody(text: string): unknown {
 
 /** Bodies above this size are parsed on the body thread, and start the token-counting thread. */
 export const LARGE_BODY = 1024 * 1024;
-
-interface LongString {
-  path: Array<string | number>;
-  bytes: Uint8Array;
-  latin1: boolean;
-  /** The literal's JSON text as the client sent it (valid UTF-8, quotes included), when the thread kept it. */
-  json?: Uint8Array;
-}
 
 const JSON_TEXTS = Symbol('json texts');
 
@@ -66,24 +59,49 @@ const bodyThread = new ThreadJobs<BodyReply>(threadEntry('json-body-thread', imp
   awaited: true,
 });
 
+/** Large bodies decided by reading them as they arrived, and by the body thread; tests read it. */
+export const largeBodies = { readArriving: 0, byThread: 0 };
+
+/**
+ * Where a large body's long literals are read to while it arrives (streamed-literals.ts): twice its
+ * size, kept for the next body as the gathering buffers are.
+ */
+const literalBuffers = bufferPool(1, (bytes) => new ArrayBuffer(bytes));
+
+let emptying: NodeJS.Timeout | undefined;
+
+/** The kept buffers go a minute after the last large body (when the body thread stops too, if it ran). */
+function emptyPoolsLater(): void {
+  clearTimeout(emptying);
+  emptying = setTimeout(() => {
+    gatherBuffers.clear();
+    literalBuffers.clear();
+  }, 60_000).unref();
+}
+
 /**
  * A request body, parsed, read from its stream with Fastify's limits and errors (too large, length
  * not as announced). A small body is decoded and parsed here, at once. A large one never makes a
- * string of its size on this thread: its bytes are gathered as they arrive in a buffer shared with
- * the body thread, which parses them there once the body is complete (on this VM each step that
- * makes a 5 MiB string takes 15-25 ms, most of it the kernel handing over fresh memory) and hands
- * each long string back as bytes. Those become strings kept outside the JavaScript heap (see
- * `withLongStrings`). Invalid UTF-8 and a byte-order mark are kept as Buffer.toString keeps them.
+ * string of its size on the JavaScript heap (on this VM each step that makes a 5 MiB string takes
+ * 15-25 ms, most of it the kernel handing over fresh memory): its bytes are gathered as they
+ * arrive in a buffer shared with the body thread, and its long string literals are read from them
+ * step by step meanwhile (streamed-literals.ts), leaving JSON.parse a few hundred bytes at the end.
+ * A body that reading cannot decide (and one without a length) goes to the body thread, which
+ * parses it there once it is complete and hands each long string back as bytes. Those become
+ * strings kept outside the JavaScript heap (see `withLongStrings`). Invalid UTF-8 and a
+ * byte-order mark are kept as Buffer.toString keeps them.
  */
 export function readJsonBody(payload: Readable, limit: number, contentLength: number): Promise<unknown> {
   return new Promise((resolve, reject) => {
     if (contentLength > limit) return reject(new errorCodes.FST_ERR_CTP_BODY_TOO_LARGE());
     const chunks: Buffer[] = [];
     let received = 0;
-    // Once the body is large: its job on the body thread (started now, so that it is ready at the
-    // end) and the shared buffer the bytes are gathered in, which the thread reads only then.
-    let job: { id: number; reply: Promise<BodyReply> } | null = null;
+    // Once the body is large: the shared buffer its bytes are gathered in, and what reads them as
+    // they come, or its job on the body thread (started when it is known to be needed, so that it
+    // is ready at the end), which reads the buffer only then.
     let gathered = NO_BYTES;
+    let streamed: { reader: StreamedLiterals; out: ArrayBuffer } | null = null;
+    let job: { id: number; reply: Promise<BodyReply> } | null = null;
     const gather = (chunk: Uint8Array, at: number) => {
       if (at + chunk.length > gathered.length) {
         // A body without a length, or longer than it said: twice the room, the bytes so far copied over.
@@ -94,95 +112,157 @@ export function readJsonBody(payload: Readable, limit: number, contentLength: nu
       }
       gathered.set(chunk, at);
     };
-    const toThread = () => {
-      job = bodyThread.open();
-      const size = Number.isNaN(contentLength) ? 2 * received : contentLength;
+    const startGathering = (size: number) => {
       gathered = new Uint8Array(gatherBuffers.take(size));
-      // The thread readies its buffers for the body's long strings while the body arrives.
-      bodyThread.post({ expect: size });
       let at = 0;
       for (const chunk of chunks.splice(0)) {
         gather(chunk, at);
         at += chunk.length;
       }
     };
+    const stopReading = () => {
+      if (streamed) literalBuffers.give(streamed.out);
+      streamed = null;
+    };
+    /** `arriving`: the rest of the body is still to come, and the thread readies its buffers meanwhile. */
+    const toThread = (arriving: boolean) => {
+      stopReading();
+      job = bodyThread.open();
+      if (arriving) bodyThread.post({ expect: gathered.length });
+    };
     const stop = (failed: boolean) => {
       payload.removeListener('data', onData);
-      payload.removeListener('end', onEnd);
+      payload.removeListener('end', onEndListener);
       payload.removeListener('error', onError);
-      if (failed && job) {
+      if (failed && gathered.length > 0) {
         // The thread never saw the buffer: it is free at once.
-        bodyThread.forget(job.id);
+        if (job) bodyThread.forget(job.id);
+        stopReading();
         gatherBuffers.give(gathered.buffer);
       }
     };
-    if (contentLength > LARGE_BODY) toThread();
+    let ended = false;
+    let reading: Promise<void> | null = null;
+    /**
+     * Reads what has arrived, in turns of its own of READ_SLICE_MS at most (a turn of the socket's
+     * may hand over megabytes); settles once it has caught up. A body the reader gives up on while
+     * it arrives goes to the body thread at once.
+     */
+    const catchUp = (): Promise<void> =>
+      (reading ??= (async () => {
+        while (streamed && !streamed.reader.failed && streamed.reader.position < received) {
+          await nextTurn();
+          const sliceStart = performance.now();
+          while (streamed && !streamed.reader.failed && streamed.reader.position < received && performance.now() - sliceStart < READ_SLICE_MS) {
+            streamed.reader.advance(gathered, Math.min(received, streamed.reader.position + READ_STEP));
+          }
+        }
+        if (streamed?.reader.failed && !ended) toThread(true);
+        reading = null;
+      })());
+    if (contentLength > LARGE_BODY) {
+      startGathering(contentLength);
+      const out = literalBuffers.take(2 * contentLength);
+      streamed = { reader: new StreamedLiterals(out), out };
+    }
     function onData(chunk: Buffer) {
       received += chunk.length;
       if (received > limit) {
         stop(true);
         return reject(new errorCodes.FST_ERR_CTP_BODY_TOO_LARGE());
       }
-      if (job) gather(chunk, received - chunk.length);
-      else {
+      if (gathered.length === 0) {
         chunks.push(chunk);
         // A chunked body announces no length: it moves to the thread once it is large.
-        if (received > LARGE_BODY) toThread();
+        if (received > LARGE_BODY) {
+          startGathering(2 * received);
+          toThread(true);
+        }
+        return;
       }
+      gather(chunk, received - chunk.length);
+      if (streamed) void catchUp();
     }
     function onError(error: Error & { statusCode?: number }) {
       stop(true);
       if (!(typeof error.statusCode === 'number' && error.statusCode >= 400)) error.statusCode = 400;
       reject(error);
     }
-    function onEnd() {
+    function onEndListener() {
+      onEnd().catch(reject);
+    }
+    async function onEnd() {
+      ended = true;
       const short = !Number.isNaN(contentLength) && received !== contentLength;
       stop(short);
       if (short) return reject(new errorCodes.FST_ERR_CTP_INVALID_CONTENT_LENGTH());
-      if (!job) {
+      if (gathered.length === 0) {
         try {
           return resolve(parseJsonBody(chunks.length === 1 ? chunks[0]!.toString('utf8') : Buffer.concat(chunks, received).toString('utf8')));
         } catch (error) {
           return reject(error as Error);
         }
       }
+      emptyPoolsLater();
+      if (streamed) await catchUp();
+      const read = streamed?.reader.finish(gathered, received, MAX_BODY_DEPTH);
+      largeBodies[streamed && read ? 'readArriving' : 'byThread']++;
+      if (streamed && read) {
+        const { out } = streamed;
+        streamed = null;
+        if ('deepAt' in read) {
+          literalBuffers.give(out);
+          gatherBuffers.give(gathered.buffer);
+          return reject(tooDeep(read.deepAt, MAX_BODY_DEPTH));
+        }
+        // The literals' JSON texts are views of the gathered bytes: that buffer stays with the body.
+        startCounting();
+        const done = withLongStrings(read.body, read.longs, () => {});
+        done.finally(() => literalBuffers.give(out)).catch(() => {});
+        return done.then(resolve, reject);
+      }
+      if (!job) toThread(false);
       const shared = gathered.buffer;
-      bodyThread.post({ id: job.id, end: true, bytes: shared, length: received, maxDepth: MAX_BODY_DEPTH });
+      bodyThread.post({ id: job!.id, end: true, bytes: shared, length: received, maxDepth: MAX_BODY_DEPTH });
       // The thread has read the buffer once it answers: the next body may gather in it.
-      job.reply.finally(() => gatherBuffers.give(shared)).catch(() => {});
-      job.reply.then((reply) => {
+      job!.reply.finally(() => gatherBuffers.give(shared)).catch(() => {});
+      job!.reply.then((reply) => {
         if ('error' in reply)
           return reject(reply.error.deepAt === undefined ? new SyntaxError(reply.error.syntax) : tooDeep(reply.error.deepAt, MAX_BODY_DEPTH));
         // A prompt of megabytes may need counting: the counting thread loads its tables while it is
         // weighed (not while the body is parsed, which the first such body would wait for on two cores).
         startCounting();
-        withLongStrings(reply.body, reply.longs).then(resolve, reject);
+        withLongStrings(reply.body, reply.longs, (buffer) => bodyThread.post({ recycle: buffer }, [buffer as ArrayBuffer])).then(resolve, reject);
       }, reject);
     }
     payload.on('data', onData);
-    payload.on('end', onEnd);
+    payload.on('end', onEndListener);
     payload.on('error', onError);
   });
 }
+
+/** Milliseconds of reading a large body as it arrives between two turns of the event loop, and bytes a step. */
+const READ_SLICE_MS = 2;
+const READ_STEP = 128 * 1024;
 
 /** Milliseconds of work between two turns of the event loop while long strings are put back. */
 const SLICE_MS = 2;
 
 /**
- * Puts the long strings back where the body thread took them from. Each string of a megabyte or
+ * Puts the long strings back where they were read from (each one's bytes then given to `recycle`). Each string of a megabyte or
  * more is made by Buffer.toString as an external string: its characters are copied into memory
  * from the C allocator, which keeps freed blocks for the next body, where the JavaScript heap
  * would take fresh pages from the kernel for each one.
  */
-async function withLongStrings(body: unknown, longs: LongString[]): Promise<unknown> {
+async function withLongStrings(body: unknown, longs: LongString[], recycle: (buffer: ArrayBufferLike) => void): Promise<unknown> {
   let sliceStart = performance.now();
   const texts = new Map<string, Uint8Array>();
   // Not enumerable: never serialized, never walked.
   if (typeof body === 'object' && body !== null) Object.defineProperty(body, JSON_TEXTS, { value: texts });
   for (const { path, bytes, latin1, json } of longs) {
     const text = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString(latin1 ? 'latin1' : 'utf16le');
-    // The string is a copy: the thread reuses the buffer for the next long string.
-    bodyThread.post({ recycle: bytes.buffer }, [bytes.buffer as ArrayBuffer]);
+    // The string is a copy: its bytes' buffer may be used again.
+    recycle(bytes.buffer);
     if (path.length === 0) return text;
     if (json) texts.set(text, json);
     let container = body as Record<string | number, unknown>;
