@@ -223,6 +223,8 @@ function firstSpecial(bytes) {
   let at = 0;
   const length = bytes.length;
   for (; at < length && (bytes.byteOffset + at) % 4 !== 0; at++) if (bytes[at] < 0x20 || bytes[at] === 0x5c) return at;
+  // Fewer bytes than it takes to reach a word boundary: no word to look at (nor a view to make there).
+  if (at === length) return -1;
   const words = new Uint32Array(bytes.buffer, bytes.byteOffset + at, (length - at) >>> 2);
   let index = 0;
   for (; index < words.length; index++) {

@@ -153,8 +153,13 @@ export function readJsonBody(payload: Readable, limit: number, contentLength: nu
         while (streamed && !streamed.reader.failed && streamed.reader.position < received) {
           await nextTurn();
           const sliceStart = performance.now();
-          while (streamed && !streamed.reader.failed && streamed.reader.position < received && performance.now() - sliceStart < READ_SLICE_MS) {
-            streamed.reader.advance(gathered, Math.min(received, streamed.reader.position + READ_STEP));
+          try {
+            while (streamed && !streamed.reader.failed && streamed.reader.position < received && performance.now() - sliceStart < READ_SLICE_MS) {
+              streamed.reader.advance(gathered, Math.min(received, streamed.reader.position + READ_STEP));
+            }
+          } catch {
+            // A fault of the reader's own: the body thread decides (JSON.parse's answer, errors included).
+            if (streamed) streamed.reader.failed = true;
           }
         }
         if (streamed?.reader.failed && !ended) toThread(true);

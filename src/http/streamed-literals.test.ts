@@ -96,6 +96,16 @@ test(`long literals read in steps of any size are JSON.parse's strings (seed ${S
   );
 });
 
+test('steps of one, two and three bytes read the same as one step', () => {
+  const text = `{"ascii":"${'plain ascii \\n '.repeat(5000)}","mixed":"${'plain \\u00e9 é 漢字 😀 '.repeat(3000)}"}`;
+  const bytes = new Uint8Array(Buffer.from(text));
+  for (const size of [1, 2, 3, bytes.length]) {
+    const read = readInSteps(bytes, [size]).finish(bytes, bytes.length, 64);
+    assert.ok(read && 'body' in read, `steps of ${size}`);
+    assert.deepEqual(assemble(read.body, read.longs), JSON.parse(text), `steps of ${size}`);
+  }
+});
+
 test('a long literal JSON.parse refuses, or that is not UTF-8, is left to the body thread', () => {
   fc.assert(
     fc.property(fc.array(validPiece, { minLength: 1, maxLength: 3 }), refusedPiece, fc.nat({ max: 1000 }), steps, (parts, refused, at, sizes) => {
