@@ -50,7 +50,9 @@ type BodyReply = { id: number } & ({ body: unknown; longs: LongString[] } | { er
  */
 const gatherBuffers = bufferPool(2, (bytes) => new SharedArrayBuffer(bytes));
 
-const NO_BYTES = new Uint8Array(new SharedArrayBuffer(0));
+// Buffers, not bare Uint8Arrays: the reader looks for quotes with indexOf, which for a Buffer is
+// memchr (0.13-0.26 ms over 8 MB here) and for a Uint8Array an element-by-element loop (4.4 ms).
+const NO_BYTES = Buffer.from(new SharedArrayBuffer(0));
 
 // Stopped a minute after the last large body, with the buffers it keeps for the next one.
 const bodyThread = new ThreadJobs<BodyReply>(threadEntry('json-body-thread', import.meta.url, 'cjs'), 'body-parsing', 60_000, {
@@ -105,7 +107,7 @@ export function readJsonBody(payload: Readable, limit: number, contentLength: nu
     const gather = (chunk: Uint8Array, at: number) => {
       if (at + chunk.length > gathered.length) {
         // A body without a length, or longer than it said: twice the room, the bytes so far copied over.
-        const grown = new Uint8Array(gatherBuffers.take(Math.max(2 * gathered.length, at + chunk.length)));
+        const grown = Buffer.from(gatherBuffers.take(Math.max(2 * gathered.length, at + chunk.length)));
         grown.set(gathered.subarray(0, at));
         if (gathered.length > 0) gatherBuffers.give(gathered.buffer);
         gathered = grown;
@@ -113,7 +115,7 @@ export function readJsonBody(payload: Readable, limit: number, contentLength: nu
       gathered.set(chunk, at);
     };
     const startGathering = (size: number) => {
-      gathered = new Uint8Array(gatherBuffers.take(size));
+      gathered = Buffer.from(gatherBuffers.take(size));
       let at = 0;
       for (const chunk of chunks.splice(0)) {
         gather(chunk, at);
