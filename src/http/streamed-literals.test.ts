@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import fc from 'fast-check';
+import { REFUSED_LITERAL_PIECES, VALID_LITERAL_PIECES } from '../../test/helpers/json-literal-pieces.ts';
 import { StreamedLiterals } from './streamed-literals.ts';
 
 /**
@@ -14,28 +15,11 @@ const SEED = Number(process.env.FUZZ_SEED ?? 2026);
 const RUNS = Number(process.env.FUZZ_RUNS ?? 60);
 
 /** Pieces JSON.parse accepts inside a literal: the literal stays ASCII, turns wide midway, or is wide from the start. */
-const validPiece = fc.constantFrom(
-  'plain ascii ',
-  '\\n',
-  ' \\n\\n ',
-  '\\"',
-  '\\\\',
-  '\\/',
-  '\\b\\f\\r\\t',
-  '\\u0041',
-  '\\u00e9',
-  '\\u20AC',
-  '\\ud83d\\ude00',
-  '\\ud800',
-  'é',
-  '漢字',
-  '😀',
-);
+const validPiece = fc.constantFrom(...VALID_LITERAL_PIECES);
 
 /** Pieces it refuses, or that are not UTF-8: the reader must give up (the thread says why). */
 const refusedPiece = fc.constantFrom(
-  Buffer.from('\u0001'),
-  Buffer.from('\\x'),
+  ...REFUSED_LITERAL_PIECES.map((piece) => Buffer.from(piece)),
   Buffer.from('\\u12G4'),
   Buffer.from([0xff]),
   Buffer.from([0xed, 0xa0, 0x80]),
