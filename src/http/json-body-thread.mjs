@@ -27,10 +27,7 @@ import { randomUUID } from 'node:crypto';
 import { parentPort } from 'node:worker_threads';
 import { tooDeepAt } from './body-depth.mjs';
 import { bufferPool } from './buffer-pool.mjs';
-import { eachChild, escaped, placeholders, unescapedQuote, unescapeNarrow, unescapeWide } from './json-literals.mjs';
-
-/** Strings at least this long go back as bytes; shorter ones travel inside the body. */
-const LONG = 64 * 1024;
+import { eachChild, escaped, LONG, placeholders, unescapedQuote, unescapeNarrow, unescapeWide } from './json-literals.mjs';
 
 parentPort.on('message', (message) => {
   if (message.recycle) return recycle(message.recycle);

@@ -4,6 +4,7 @@ export interface UnescapeState {
   written: number;
 }
 
+export const LONG: number;
 export function escaped(bytes: Uint8Array, at: number): boolean;
 export function unescapedQuote(bytes: Uint8Array, from: number, end?: number): number;
 export function placeholders(body: unknown, nonce: string): Map<number, Array<string | number>> | null;

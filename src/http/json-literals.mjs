@@ -10,6 +10,9 @@
  * literal JSON.parse refuses.
  */
 
+/** Literals at least this long (in bytes, quotes aside) are read from the bytes; shorter ones are left to JSON.parse. */
+export const LONG = 64 * 1024;
+
 /** Whether the quote at `at` follows an odd run of backslashes. */
 export function escaped(bytes, at) {
   let before = at - 1;

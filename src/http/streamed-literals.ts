@@ -1,10 +1,7 @@
 import { isAscii, isUtf8 } from 'node:buffer';
 import { randomUUID } from 'node:crypto';
 import { tooDeepAt } from './body-depth.mjs';
-import { placeholders, sequenceStart, unescapedQuote, unescapeNarrow, unescapeWide, type UnescapeState } from './json-literals.mjs';
-
-/** Literals at least this long are read as they arrive (the body thread's threshold too). */
-const LONG = 64 * 1024;
+import { LONG, placeholders, sequenceStart, unescapedQuote, unescapeNarrow, unescapeWide, type UnescapeState } from './json-literals.mjs';
 
 /** Bytes outside long literals past which a body is left to the body thread: JSON.parse would hold the event loop. */
 export const MAX_REST = 256 * 1024;
