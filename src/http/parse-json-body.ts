@@ -54,9 +54,8 @@ const gatherBuffers = bufferPool(2, (bytes) => new SharedArrayBuffer(bytes));
 // memchr (0.13-0.26 ms over 8 MB here) and for a Uint8Array an element-by-element loop (4.4 ms).
 const NO_BYTES = Buffer.from(new SharedArrayBuffer(0));
 
-// Stopped a minute after the last large body, with the buffers it keeps for the next one.
+// Stopped a minute after its last body, with the buffers it keeps for the next one.
 const bodyThread = new ThreadJobs<BodyReply>(threadEntry('json-body-thread', import.meta.url, 'cjs'), 'body-parsing', 60_000, {
-  onStop: () => gatherBuffers.clear(),
   // The request waits for the thread to start.
   awaited: true,
 });
@@ -72,7 +71,7 @@ const literalBuffers = bufferPool(1, (bytes) => new ArrayBuffer(bytes));
 
 let emptying: NodeJS.Timeout | undefined;
 
-/** The kept buffers go a minute after the last large body (when the body thread stops too, if it ran). */
+/** The buffers kept on this side go a minute after the last large body ended, failed or was given up. */
 function emptyPoolsLater(): void {
   clearTimeout(emptying);
   emptying = setTimeout(() => {
@@ -141,6 +140,7 @@ export function readJsonBody(payload: Readable, limit: number, contentLength: nu
         if (job) bodyThread.forget(job.id);
         stopReading();
         gatherBuffers.give(gathered.buffer);
+        emptyPoolsLater();
       }
     };
     let ended = false;
