@@ -23,11 +23,10 @@
  * JSON.parse.
  */
 import { isAscii, isUtf8 } from 'node:buffer';
-import { randomUUID } from 'node:crypto';
 import { parentPort } from 'node:worker_threads';
 import { tooDeepAt } from './body-depth.mjs';
 import { bufferPool } from './buffer-pool.mjs';
-import { eachChild, escaped, LONG, placeholders, unescapedQuote, unescapeNarrow, unescapeWide } from './json-literals.mjs';
+import { decodeText, eachChild, escaped, LONG, parseAround, unescapedQuote, unescapeNarrow, unescapeWide } from './json-literals.mjs';
 
 parentPort.on('message', (message) => {
   if (message.recycle) return recycle(message.recycle);
@@ -68,16 +67,13 @@ function answer(id, bytes, maxDepth) {
 
 /** The body decoded whole and parsed by JSON.parse: what every body falls back to. */
 function whole(bytes, maxDepth) {
-  const text = decode(bytes);
+  const text = decodeText(bytes);
   const body = text === '' ? undefined : JSON.parse(text);
   const deepAt = tooDeepAt(body, maxDepth);
   if (deepAt !== null) return { deepAt };
   const longs = [];
   return { body: takeLongStrings(body, longs), longs };
 }
-
-/** Buffer.toString('utf8'); for ASCII, Latin-1 gives the same string, outside the heap when over a megabyte. */
-const decode = (bytes) => (isAscii(bytes) ? bytes.toString('latin1') : bytes.toString('utf8'));
 
 /**
  * The body parsed with each long string literal read from its bytes, not by JSON.parse: the rest
@@ -88,23 +84,11 @@ const decode = (bytes) => (isAscii(bytes) ? bytes.toString('latin1') : bytes.toS
 function withLongLiterals(bytes, maxDepth) {
   const literals = longLiterals(bytes);
   if (literals.length === 0) return null;
-  // Placeholders no body can hold: the thread's randomness never leaves it.
-  const nonce = `${randomUUID()}:`;
-  const pieces = [];
-  let at = 0;
-  literals.forEach(([open, close], index) => {
-    pieces.push(bytes.subarray(at, open), Buffer.from(`"${nonce}${index}"`));
-    at = close + 1;
-  });
-  pieces.push(bytes.subarray(at));
-  let body;
-  try {
-    body = JSON.parse(decode(Buffer.concat(pieces)));
-  } catch {
-    // A syntax error, or a region taken for a literal that was not one: `whole` says which.
-    return null;
-  }
-  // Every literal is decoded, even one a later duplicate key replaced: JSON.parse checks them all.
+  // A syntax error, or a region taken for a literal that was not one: `whole` says which.
+  const parsed = parseAround(bytes, bytes.length, literals, maxDepth);
+  if (parsed === null) return null;
+  // Every literal is decoded, even one a later duplicate key replaced: JSON.parse checks them all,
+  // and a literal it refuses is its answer before any nesting.
   const decoded = [];
   for (const [open, close] of literals) {
     const long = literalBytes(bytes, open, close);
@@ -114,8 +98,7 @@ function withLongLiterals(bytes, maxDepth) {
     }
     decoded.push(long);
   }
-  const deepAt = tooDeepAt(body, maxDepth);
-  const found = placeholders(body, nonce);
+  const { body, deepAt, found } = parsed;
   if (deepAt !== null || found === null) {
     for (const done of decoded) recycle(done.bytes.buffer);
     return deepAt !== null ? { deepAt } : null;

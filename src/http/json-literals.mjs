@@ -10,6 +10,10 @@
  * literal JSON.parse refuses.
  */
 
+import { isAscii } from 'node:buffer';
+import { randomUUID } from 'node:crypto';
+import { tooDeepAt } from './body-depth.mjs';
+
 /** Literals at least this long (in bytes, quotes aside) are read from the bytes; shorter ones are left to JSON.parse. */
 export const LONG = 64 * 1024;
 
@@ -30,11 +34,39 @@ export function unescapedQuote(bytes, from, end = bytes.length) {
   return -1;
 }
 
+/** Buffer.toString('utf8'); for ASCII, Latin-1 gives the same string, outside the heap when over a megabyte. */
+export const decodeText = (bytes) => (isAscii(bytes) ? bytes.toString('latin1') : bytes.toString('utf8'));
+
+/**
+ * The body in `bytes[0, length)` parsed with a placeholder string in place of each of `literals`
+ * ([opening quote, closing quote], in order): null when JSON.parse refuses that (then the whole
+ * body decides), else the body, where it nests deeper than `maxDepth` (or null), and where each
+ * placeholder sits (`placeholders`: null if one is a key). The callers read the literals themselves.
+ */
+export function parseAround(bytes, length, literals, maxDepth) {
+  // Placeholders no body can hold.
+  const nonce = `${randomUUID()}:`;
+  const pieces = [];
+  let at = 0;
+  literals.forEach(([open, close], index) => {
+    pieces.push(bytes.subarray(at, open), Buffer.from(`"${nonce}${index}"`));
+    at = close + 1;
+  });
+  pieces.push(bytes.subarray(at, length));
+  let body;
+  try {
+    body = JSON.parse(decodeText(Buffer.concat(pieces)));
+  } catch {
+    return null;
+  }
+  return { body, deepAt: tooDeepAt(body, maxDepth), found: placeholders(body, nonce) };
+}
+
 /**
  * Where each placeholder string sits in `body` (placeholder index -> path), each replaced by null;
  * null if a placeholder is a key.
  */
-export function placeholders(body, nonce) {
+function placeholders(body, nonce) {
   const found = new Map();
   const isPlaceholder = (value) => value.length > nonce.length && value.startsWith(nonce);
   const index = (value) => Number(value.slice(nonce.length));

@@ -1,7 +1,5 @@
 import { isAscii, isUtf8 } from 'node:buffer';
-import { randomUUID } from 'node:crypto';
-import { tooDeepAt } from './body-depth.mjs';
-import { LONG, placeholders, sequenceStart, unescapedQuote, unescapeNarrow, unescapeWide, type UnescapeState } from './json-literals.mjs';
+import { LONG, parseAround, sequenceStart, unescapedQuote, unescapeNarrow, unescapeWide, type UnescapeState } from './json-literals.mjs';
 
 /** Bytes outside long literals past which a body is left to the body thread: JSON.parse would hold the event loop. */
 export const MAX_REST = 256 * 1024;
@@ -139,24 +137,15 @@ export class StreamedLiterals {
    */
   finish(bytes: Uint8Array, length: number, maxDepth: number): StreamedBody | null {
     if (this.failed || this.open !== -1 || this.at !== length || this.literals.length === 0) return null;
-    // Placeholders no body can hold.
-    const nonce = `${randomUUID()}:`;
-    const pieces: Uint8Array[] = [];
-    let at = 0;
-    this.literals.forEach(({ open, close }, index) => {
-      pieces.push(bytes.subarray(at, open), Buffer.from(`"${nonce}${index}"`));
-      at = close + 1;
-    });
-    pieces.push(bytes.subarray(at, length));
-    let body: unknown;
-    try {
-      body = JSON.parse(Buffer.concat(pieces).toString('utf8'));
-    } catch {
-      return null;
-    }
-    const deepAt = tooDeepAt(body, maxDepth);
+    const parsed = parseAround(
+      bytes,
+      length,
+      this.literals.map(({ open, close }) => [open, close] as const),
+      maxDepth,
+    );
+    if (parsed === null) return null;
+    const { body, deepAt, found } = parsed;
     if (deepAt !== null) return { deepAt };
-    const found = placeholders(body, nonce);
     if (found === null) return null;
     const longs: LongString[] = [];
     // A literal a later duplicate key replaced is not in the body.
