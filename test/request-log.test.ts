@@ -76,7 +76,7 @@ describe('one structured log line per request', () => {
 });
 
 describe('the request log of a gateway process', () => {
-  // To a pipe, lines are gathered and written through the thread pool; to a file, each on the event loop (metrics/log-destination.ts).
+  // Lines are gathered, then written through the thread pool to a pipe, on the event loop to a file (metrics/log-destination.ts).
   for (const into of ['a pipe', 'a file'] as const)
     test(`standard output into ${into} carries one whole line per request under load, and every line is out when the process stops`, () =>
       logsEveryRequest(into));

@@ -1,26 +1,27 @@
 import { fstatSync } from 'node:fs';
 import pino from 'pino';
 
-/** Lines gathered before a write when standard output is a pipe, a socket or a terminal (under sonic-boom's 16 KiB maxWrite). */
+/** Lines gathered before a write (under sonic-boom's 16 KiB maxWrite). */
 const GATHER_BYTES = 8 * 1024;
 /** ...and what has gathered goes out at least this often. */
 const GATHER_MS = 100;
 
 /**
- * Where the log goes: standard output.
+ * Where the log goes: standard output, lines gathered up to GATHER_BYTES, or GATHER_MS after the
+ * first of them, before each write. One write per line cost ~0.06 ms of CPU a request under load
+ * into a pipe (wrk, 50 connections, stdout into `cat`: 0.32-0.35 ms a request against 0.25-0.30
+ * gathered, measured 2026-11-28) and one syscall a request into a file (~3 µs of the event
+ * loop's samples a request, 1.5% of a JSON request's CPU).
  *
- * Redirected to a file, each line is written at once on the event loop (a copy into the page
- * cache, never a wait on a reader). pino's default hands every write to the thread pool, and on a
- * gateway pinned to one core that thread preempts the event loop for each: in profiles of the
- * PostgreSQL mode under load (pinned, stdout to a file or /dev/null) its writes held 6-8% of the
- * event loop's samples, 0.7-0.9% written synchronously.
- *
+ * Redirected to a file, the writes are made on the event loop (a copy into the page cache, never a
+ * wait on a reader): pino's default hands every write to the thread pool, and on a gateway pinned
+ * to one core that thread preempts the event loop for each (in profiles of the PostgreSQL mode
+ * under load its writes held 6-8% of the event loop's samples, 0.7-0.9% written synchronously).
  * To a pipe, a socket or a terminal (a container's log driver, journald), whose reader may stall,
- * the writes stay off the event loop, but lines are gathered up to GATHER_BYTES, or GATHER_MS
- * after the first of them, before each write: one per line cost ~0.06 ms of CPU a request under
- * load (wrk, 50 connections, stdout into `cat`, 0.32-0.35 ms a request against 0.25-0.30 into a
- * file, measured 2026-11-28). What is still gathered when the process exits is written then
- * (pino flushes its destination on exit); a process killed outright loses at most that.
+ * they stay off the event loop.
+ *
+ * What is still gathered when the process exits is written then; a process killed outright loses
+ * at most the last GATHER_MS of lines.
  */
 export function logDestination(): [pino.DestinationStream] | [] {
   let file: boolean;
@@ -29,8 +30,7 @@ export function logDestination(): [pino.DestinationStream] | [] {
   } catch {
     return [];
   }
-  if (file) return [pino.destination({ dest: 1, sync: true })];
-  const gathering = pino.destination({ dest: 1, sync: false, minLength: GATHER_BYTES });
+  const gathering = pino.destination({ dest: 1, sync: file, minLength: GATHER_BYTES });
   let timer: NodeJS.Timeout | undefined;
   const writeGathered = () => {
     timer = undefined;
@@ -40,6 +40,8 @@ export function logDestination(): [pino.DestinationStream] | [] {
       // Destroyed (the process is ending): what it held was written as it closed.
     }
   };
+  // pino flushes only its asynchronous destinations on exit.
+  if (file) process.once('exit', writeGathered);
   return [
     {
       write(line: string) {
