@@ -21,7 +21,7 @@ import { registerOpenApiRoute } from './http/openapi/openapi-route.ts';
 import { registerReceiptsRoutes } from './http/receipts-route.ts';
 import { registerResponsesRoute } from './http/responses/responses-route.ts';
 import { routeOptions } from './http/request-context.ts';
-import { jsonBodyParser } from './http/parse-json-body.ts';
+import { jsonBodyParser, warmCountingAfter } from './http/parse-json-body.ts';
 
 /** Counts the request against its key's rate limit; null when the key has none. */
 function takeRate(deps: GatewayDeps, key: ApiKeyRecord): Promise<RateDecision> | null {
@@ -114,6 +114,7 @@ export function buildApp(deps: GatewayDeps): FastifyInstance {
 
   app.addHook('onResponse', async (request, reply) => {
     deps.metrics.response(request.method, request.routeOptions.url, reply.statusCode);
+    warmCountingAfter(request);
     // Model requests are logged with their receipt (gateway.ts); the others here.
     if (deps.config.logging.requests && !request.metered) request.log.info(responseLogLine(request, reply), 'request');
   });

@@ -171,12 +171,16 @@ async function countOnThread(chunks: string[]): Promise<number[]> {
 
 /**
  * Starts the counting thread if it is not running, so that it loads its tables ahead of a count
- * that is likely to come (the body parser calls it when a body of megabytes arrives): a request
- * waits for that count, so the thread starts as one it waits for (thread-jobs.ts `startThread`).
+ * that is likely to come (once a body of megabytes was answered: parse-json-body.ts
+ * `warmCountingAfter`): the next such prompt may wait for it, so the thread starts as one a
+ * request waits for (thread-jobs.ts `startThread`).
  */
 export function startCounting(): void {
   counting.start(true);
 }
+
+/** Whether the counting thread is running. */
+export const countingStarted = (): boolean => counting.started;
 
 /** Longest run the tokenizer gets without a word boundary. */
 const HARD_CUT = 128;
