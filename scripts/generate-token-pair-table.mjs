@@ -1,13 +1,15 @@
 // Writes src/protocol/canonical/cl100k-pair-table.ts: for each pair of adjacent bytes, the length
 // of cl100k's longest token holding that pair (0: no token does), deflated and base64-encoded; and
-// the same for each run of 8 whitespace bytes (space, \n, \t, \r), as [code, length] pairs.
-// text-token-count.test.ts checks the committed table against the vocabulary.
+// the same for each run of 8 whitespace bytes (space, \n, \t, \r), as [code, length] pairs; and
+// cl100k's count of each run of one whitespace character 1 to 128 long.
+// text-token-count.test.ts checks the committed tables against the vocabulary and the tokenizer.
 // Run it after changing the tokenizer: `node scripts/generate-token-pair-table.mjs`.
 import { writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { deflateRawSync } from 'node:zlib';
 import ranks from 'gpt-tokenizer/bpeRanks/cl100k_base';
+import { countTokens } from 'gpt-tokenizer/encoding/cl100k_base';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const longest = new Uint8Array(256 * 256);
@@ -23,6 +25,7 @@ for (const token of ranks) {
 }
 const encoded = deflateRawSync(longest, { level: 9 }).toString('base64');
 const runs = [...whitespace].sort(([a], [b]) => a - b);
+const runCounts = [' ', '\n', '\t', '\r'].map((character) => Array.from({ length: 128 }, (_, at) => countTokens(character.repeat(at + 1))));
 
 /** Each run of 8 whitespace bytes in a token, coded in base 4 (space 0, \n 1, \t 2, \r 3), with the token's length. */
 function* whitespaceRuns(bytes) {
@@ -43,5 +46,9 @@ export const CL100K_PAIR_TABLE =
 /** Each run of 8 whitespace bytes some cl100k token holds, coded in base 4 (space 0, \\n 1, \\t 2, \\r 3), and that token's longest length. */
 // prettier-ignore
 export const CL100K_WHITESPACE_RUNS: ReadonlyArray<readonly [number, number]> = ${JSON.stringify(runs)};
+
+/** cl100k's count of a run of one whitespace character (space, \\n, \\t, \\r, in that order), 1 to 128 long. */
+// prettier-ignore
+export const CL100K_WHITESPACE_RUN_COUNTS: ReadonlyArray<readonly number[]> = ${JSON.stringify(runCounts)};
 `,
 );

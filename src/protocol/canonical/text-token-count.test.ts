@@ -4,7 +4,7 @@ import { countTokens } from 'gpt-tokenizer/encoding/cl100k_base';
 import ranks from 'gpt-tokenizer/bpeRanks/cl100k_base';
 import { spawnSync } from 'node:child_process';
 import { inflateRawSync } from 'node:zlib';
-import { CL100K_PAIR_TABLE, CL100K_WHITESPACE_RUNS } from './cl100k-pair-table.ts';
+import { CL100K_PAIR_TABLE, CL100K_WHITESPACE_RUN_COUNTS, CL100K_WHITESPACE_RUNS } from './cl100k-pair-table.ts';
 import { countingChunks, countTexts, tokenFloor, tokenFloors, tokenizerWork, utf8Bytes } from './text-token-count.ts';
 
 const plain = (text: string) => countTokens(text, { disallowedSpecial: new Set() });
@@ -64,6 +64,11 @@ describe('bounds', () => {
       }
     }
     assert.deepEqual(new Map(CL100K_WHITESPACE_RUNS), longest);
+  });
+
+  test("the whitespace-run counts are cl100k's own", () => {
+    const counted = [' ', '\n', '\t', '\r'].map((character) => Array.from({ length: 128 }, (_, at) => plain(character.repeat(at + 1))));
+    assert.deepEqual(CL100K_WHITESPACE_RUN_COUNTS, counted);
   });
 
   for (const [name, text] of Object.entries(SAMPLES)) {
@@ -199,6 +204,28 @@ describe('counting in chunks', () => {
     assert.ok(counted.complete);
     assert.equal(counted.tokens, plain('a'.repeat(128)) * (text.length / 128));
     assert.equal(tokenizerWork.characters - before, 128);
+  });
+
+  test('runs of one whitespace character are counted without the tokenizer, as it counts their chunks', async () => {
+    for (const character of [' ', '\n', '\t', '\r']) {
+      // Not a multiple of 128: the last chunk is shorter.
+      const text = character.repeat(1024 * 1024 + 77);
+      const before = tokenizerWork.characters;
+      const counted = await countTexts([text]);
+      assert.ok(counted.complete);
+      assert.equal(
+        counted.tokens,
+        plain(character.repeat(128)) * Math.floor(text.length / 128) + plain(character.repeat(77)),
+        JSON.stringify(character),
+      );
+      assert.equal(tokenizerWork.characters - before, 0, `${JSON.stringify(character)}: the tokenizer was given characters`);
+    }
+    // A run of whitespace inside other text is cut where the pre-tokenizer splits, and those chunks go to the tokenizer.
+    const mixed = `word${' '.repeat(300)}word`;
+    assert.equal(
+      (await countTexts([mixed])).tokens,
+      [...countingChunks(mixed)].reduce((sum, chunk) => sum + plain(chunk), 0),
+    );
   });
 
   test('a long count gives the event loop back: timers fire while it runs', async () => {

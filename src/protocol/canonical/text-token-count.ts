@@ -1,7 +1,7 @@
 import { setImmediate as yieldToEventLoop } from 'node:timers/promises';
 import { inflateRawSync } from 'node:zlib';
 import { ThreadJobs, threadEntry } from '../../lib/thread-jobs.ts';
-import { CL100K_PAIR_TABLE, CL100K_WHITESPACE_RUNS } from './cl100k-pair-table.ts';
+import { CL100K_PAIR_TABLE, CL100K_WHITESPACE_RUN_COUNTS, CL100K_WHITESPACE_RUNS } from './cl100k-pair-table.ts';
 
 /**
  * How many cl100k tokens a text is, bounded in time and never holding the event loop.
@@ -44,6 +44,22 @@ function longestWithWhitespaceRun(): Uint8Array {
 
 /** Base-4 digit of a whitespace byte (space, \n, \t, \r); -1 for any other byte. */
 const WHITESPACE_DIGIT = Int8Array.from({ length: 256 }, (_, byte) => [32, 10, 9, 13].indexOf(byte));
+
+/** Runs of each whitespace character as long as cl100k-pair-table.ts counts them, by `WHITESPACE_DIGIT`. */
+const WHITESPACE_RUNS = [' ', '\n', '\t', '\r'].map((character, digit) => character.repeat(CL100K_WHITESPACE_RUN_COUNTS[digit]!.length));
+
+/**
+ * cl100k tokens of `chunk` if it is a run of one whitespace character at most 128 long (the chunks
+ * `countingChunks` cuts a run of whitespace into), else undefined. A prompt of megabytes of spaces
+ * fits a window only by its count (cl100k has a token of 128 spaces, so neither its bytes nor its
+ * floor decide it); counted this way, it waits for no counting thread to start (~0.1-0.2 s on a
+ * process's first such prompt: `bench:huge`, spaces sent first, 190-233 ms to decide with it).
+ */
+function whitespaceRunTokens(chunk: string): number | undefined {
+  const digit = chunk.length > 0 && chunk.length <= 128 ? (WHITESPACE_DIGIT[chunk.charCodeAt(0)] ?? -1) : -1;
+  if (digit < 0 || chunk !== WHITESPACE_RUNS[digit]!.slice(0, chunk.length)) return undefined;
+  return CL100K_WHITESPACE_RUN_COUNTS[digit]![chunk.length - 1];
+}
 
 /**
  * Lower bound of cl100k tokens of `text`, in one linear pass without the tokenizer: the fewest
@@ -328,16 +344,22 @@ export async function countTexts(texts: readonly string[], stopAbove = Infinity,
     for (let batch = nextBatch(chunks); batch.length > 0; batch = nextBatch(chunks)) {
       const counts = new Map<string, { count: number; floor: number }>();
       const fresh = [...new Set(batch.filter((chunk) => !repeated.has(chunk)))];
-      if (fresh.length > 0) {
-        const freshCounts = await countOnThread(fresh);
-        sliceStart = performance.now();
-        fresh.forEach((chunk, at) => {
+      // Runs of one whitespace character are counted without the tokenizer (whitespace-runs.ts).
+      const runs = fresh.map(whitespaceRunTokens);
+      const tokenized = fresh.filter((_, at) => runs[at] === undefined);
+      const tokenizedCounts = tokenized.length > 0 ? await countOnThread(tokenized) : [];
+      if (tokenized.length > 0) sliceStart = performance.now();
+      let next = 0;
+      fresh.forEach((chunk, at) => {
+        let count = runs[at];
+        if (count === undefined) {
+          count = tokenizedCounts[next++]!;
           tokenizerWork.characters += chunk.length;
-          const seen = { count: freshCounts[at]!, floor: stops ? tokenFloor(chunk) : 0 };
-          counts.set(chunk, seen);
-          if (chunk.length >= HARD_CUT) repeated.set(chunk, seen);
-        });
-      }
+        }
+        const seen = { count, floor: stops ? tokenFloor(chunk) : 0 };
+        counts.set(chunk, seen);
+        if (chunk.length >= HARD_CUT) repeated.set(chunk, seen);
+      });
       for (const chunk of batch) {
         const seen = counts.get(chunk) ?? repeated.get(chunk)!;
         textTokens += seen.count;
