@@ -1,8 +1,8 @@
 import type { Readable } from 'node:stream';
-import { setImmediate as nextTurn } from 'node:timers/promises';
 import { errorCodes, type FastifyRequest } from 'fastify';
 import { GatewayError } from '../errors/gateway-error.ts';
 import { ThreadJobs, threadEntry } from '../lib/thread-jobs.ts';
+import { nextSlice, sliceSpent } from '../lib/turn-slices.ts';
 import { startCounting } from '../protocol/canonical/text-token-count.ts';
 import { tooDeepAt } from './body-depth.mjs';
 import { bufferPool } from './buffer-pool.mjs';
@@ -161,19 +161,17 @@ export function readJsonBody(payload: Readable, limit: number, contentLength: nu
     let ended = false;
     let reading: Promise<void> | null = null;
     /**
-     * Reads what has arrived, in turns of its own of READ_SLICE_MS at most (a turn of the socket's
-     * may hand over megabytes); settles once it has caught up. A body the reader gives up on while
-     * it arrives goes to the body thread at once.
+     * Reads what has arrived, in slices of the turns that follow (turn-slices.ts: a turn of the
+     * socket's may hand over megabytes); settles once it has caught up. A body the reader gives up
+     * on while it arrives goes to the body thread at once.
      */
     const catchUp = (): Promise<void> =>
       (reading ??= (async () => {
         while (streamed && !streamed.reader.failed && streamed.reader.position < received) {
-          await nextTurn();
-          const sliceStart = performance.now();
+          await nextSlice();
           try {
-            while (streamed && !streamed.reader.failed && streamed.reader.position < received && performance.now() - sliceStart < READ_SLICE_MS) {
-              streamed.reader.advance(gathered, Math.min(received, streamed.reader.position + READ_STEP));
-            }
+            do streamed.reader.advance(gathered, Math.min(received, streamed.reader.position + READ_STEP));
+            while (streamed && !streamed.reader.failed && streamed.reader.position < received && !sliceSpent());
           } catch {
             // A fault of the reader's own: the body thread decides (JSON.parse's answer, errors included).
             if (streamed) streamed.reader.failed = true;
@@ -259,16 +257,8 @@ export function readJsonBody(payload: Readable, limit: number, contentLength: nu
   });
 }
 
-/**
- * Milliseconds of reading a large body as it arrives between two turns of the event loop, and
- * bytes a step. The token counter's slice too: at 2 ms, a 5 MiB prompt of spaces and newlines was
- * refused in 69-95 ms in bench:huge, at 4 ms in 61-69 (four runs each, alternated).
- */
-const READ_SLICE_MS = 4;
+/** Bytes of a large body read in one step as it arrives. */
 const READ_STEP = 128 * 1024;
-
-/** Milliseconds of work between two turns of the event loop while long strings are put back. */
-const SLICE_MS = 2;
 
 /**
  * Puts the long strings back where they were read from (each one's bytes then given to `recycle`). Each string of a megabyte or
@@ -277,11 +267,12 @@ const SLICE_MS = 2;
  * would take fresh pages from the kernel for each one.
  */
 async function withLongStrings(body: unknown, longs: LongString[], recycle: (buffer: ArrayBufferLike) => void): Promise<unknown> {
-  let sliceStart = performance.now();
   const texts = new Map<string, Uint8Array>();
   // Not enumerable: never serialized, never walked.
   if (typeof body === 'object' && body !== null) Object.defineProperty(body, JSON_TEXTS, { value: texts });
   for (const { path, bytes, latin1, json } of longs) {
+    // Each string (a few milliseconds for megabytes) starts a slice, not the end of one.
+    if (sliceSpent()) await nextSlice();
     const text = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString(latin1 ? 'latin1' : 'utf16le');
     // The string is a copy: its bytes' buffer may be used again.
     recycle(bytes.buffer);
@@ -291,10 +282,6 @@ async function withLongStrings(body: unknown, longs: LongString[], recycle: (buf
     for (const key of path.slice(0, -1)) container = container[key] as Record<string | number, unknown>;
     // Defined, not assigned: a key named __proto__ is an own property of a parsed body.
     Object.defineProperty(container, path.at(-1)!, { value: text });
-    if (performance.now() - sliceStart > SLICE_MS) {
-      await nextTurn();
-      sliceStart = performance.now();
-    }
   }
   return body;
 }

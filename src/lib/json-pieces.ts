@@ -1,5 +1,6 @@
 import type { Writable } from 'node:stream';
 import { setImmediate as nextTurn } from 'node:timers/promises';
+import { nextSlice, sliceSpent } from './turn-slices.ts';
 
 /** A JSON text as pieces to write in turn, and its length in UTF-8 bytes. */
 export interface JsonPieces {
@@ -11,8 +12,6 @@ export interface JsonPieces {
 const LARGE = 256 * 1024;
 /** Characters of a piece, about: a string is cut at this length, other parts gather up to it. */
 const PIECE = 32 * 1024;
-/** Milliseconds of work between two turns of the event loop while a large body is serialized. */
-const SLICE_MS = 2;
 
 /**
  * `JSON.stringify(value)`, as pieces. A body with a prompt of megabytes is never made into one
@@ -38,7 +37,6 @@ export async function jsonPieces(value: unknown, texts?: ReadonlyMap<string, Uin
     pieces.push(piece);
     bytes += piece.length;
   };
-  let sliceStart = performance.now();
   for (const part of jsonParts(value, texts)) {
     if (typeof part !== 'string') {
       if (current !== '') add(Buffer.from(current));
@@ -50,10 +48,7 @@ export async function jsonPieces(value: unknown, texts?: ReadonlyMap<string, Uin
     if (current.length < PIECE) continue;
     add(Buffer.from(current));
     current = '';
-    if (performance.now() - sliceStart > SLICE_MS) {
-      await nextTurn();
-      sliceStart = performance.now();
-    }
+    if (sliceSpent()) await nextSlice();
   }
   if (current !== '') add(Buffer.from(current));
   return { pieces, bytes };

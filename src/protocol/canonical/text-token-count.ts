@@ -1,6 +1,6 @@
-import { setImmediate as yieldToEventLoop } from 'node:timers/promises';
 import { inflateRawSync } from 'node:zlib';
 import { ThreadJobs, threadEntry } from '../../lib/thread-jobs.ts';
+import { nextSlice, sliceSpent } from '../../lib/turn-slices.ts';
 import { CL100K_PAIR_TABLE, CL100K_WHITESPACE_RUN_COUNTS, CL100K_WHITESPACE_RUNS } from './cl100k-pair-table.ts';
 
 /**
@@ -17,15 +17,30 @@ import { CL100K_PAIR_TABLE, CL100K_WHITESPACE_RUN_COUNTS, CL100K_WHITESPACE_RUNS
  *   the chunks are counted on a thread of their own, which loads the tokenizer's tables (27-31 MiB
  *   with the thread, from the build's JSON; cl100k-counter-thread.mjs) on the first count, not at start.
  *
- * What stays on the event loop (weighing bytes, cutting chunks) gives it back every `SLICE_MS`.
+ * What stays on the event loop (weighing bytes, cutting chunks) runs in slices (turn-slices.ts).
  */
-
-/** Longest stretch of work on the event loop between two of its turns. */
-const SLICE_MS = 4;
 
 /** Upper bound of tokens of `text` for any byte-level BPE tokenizer. */
 export function utf8Bytes(text: string): number {
   return Buffer.byteLength(text, 'utf8');
+}
+
+/** Characters whose UTF-8 bytes are measured in one step: 5 MiB of two-byte characters took 1.5-2 ms at once. */
+export const MEASURE_SLICE = 512 * 1024;
+
+/** `utf8Bytes` of a long text, a slice of it a step (turn-slices.ts). */
+export async function utf8BytesInSlices(text: string): Promise<number> {
+  let bytes = 0;
+  for (let start = 0; start < text.length;) {
+    if (sliceSpent()) await nextSlice();
+    let end = Math.min(text.length, start + MEASURE_SLICE);
+    // Never between the halves of a surrogate pair: each would count as U+FFFD.
+    const last = text.charCodeAt(end - 1);
+    if (end < text.length && last >= 0xd800 && last <= 0xdbff) end--;
+    bytes += utf8Bytes(text.slice(start, end));
+    start = end;
+  }
+  return bytes;
 }
 
 /** For byte pair a·b at a * 256 + b: cl100k's longest token holding it, in bytes (0: no token does). */
@@ -129,7 +144,6 @@ export interface TextFloors {
 export async function tokenFloors(texts: readonly string[], stopAbove = Infinity): Promise<TextFloors> {
   const floors: number[] = [];
   let total = 0;
-  let sliceStart = performance.now();
   const encoder = new TextEncoder();
   for (const text of texts) {
     if (text.length <= FLOOR_SLICE) {
@@ -155,10 +169,7 @@ export async function tokenFloors(texts: readonly string[], stopAbove = Infinity
       floor += previous.floor - (start === 0 ? 0 : 1);
       start = end;
       if (total + floor > stopAbove) return { floors: [], total: total + floor, complete: false };
-      if (performance.now() - sliceStart > SLICE_MS) {
-        await yieldToEventLoop();
-        sliceStart = performance.now();
-      }
+      if (sliceSpent()) await nextSlice();
     }
     floors.push(floor);
     total += floor;
@@ -328,7 +339,6 @@ export interface TextCount {
 export async function countTexts(texts: readonly string[], stopAbove = Infinity, floors?: readonly number[]): Promise<TextCount> {
   const stops = stopAbove !== Infinity;
   let tokens = 0;
-  let sliceStart = performance.now();
   // The same chunk again (a long run of one character) is counted and weighed once.
   const repeated = new Map<string, { count: number; floor: number }>();
   let floorLeft = 0;
@@ -349,7 +359,6 @@ export async function countTexts(texts: readonly string[], stopAbove = Infinity,
       const runs = fresh.map(whitespaceRunTokens);
       const tokenized = fresh.filter((_, at) => runs[at] === undefined);
       const tokenizedCounts = tokenized.length > 0 ? await countOnThread(tokenized) : [];
-      if (tokenized.length > 0) sliceStart = performance.now();
       let next = 0;
       fresh.forEach((chunk, at) => {
         let count = runs[at];
@@ -369,10 +378,7 @@ export async function countTexts(texts: readonly string[], stopAbove = Infinity,
       const atLeast = tokens + textTokens + Math.max(0, floorLeft);
       if (atLeast > stopAbove) return { tokens: atLeast, complete: false };
       // Batches of repeated chunks need no thread: give the event loop back between them too.
-      if (performance.now() - sliceStart > SLICE_MS) {
-        await yieldToEventLoop();
-        sliceStart = performance.now();
-      }
+      if (sliceSpent()) await nextSlice();
     }
     textTokenCache.remember(text, textTokens);
     tokens += textTokens;

@@ -1,4 +1,4 @@
-import { countTexts, tokenFloors, utf8Bytes } from './text-token-count.ts';
+import { countTexts, MEASURE_SLICE, tokenFloors, utf8Bytes, utf8BytesInSlices } from './text-token-count.ts';
 import type { ChatRequest, ContentPart } from './chat-request.ts';
 
 /**
@@ -40,7 +40,7 @@ interface InputMeasure {
   images: number;
 }
 
-function collectInput(request: ChatRequest): InputMeasure {
+function collectInput(request: ChatRequest): Omit<InputMeasure, 'textBytes'> {
   const texts: string[] = [];
   let framingTokens = REQUEST_OVERHEAD;
   let images = 0;
@@ -84,9 +84,7 @@ function collectInput(request: ChatRequest): InputMeasure {
     texts.push(JSON.stringify(request.responseFormat.schema));
     framingTokens += TOOL_USE_OVERHEAD;
   }
-  let textBytes = 0;
-  for (const text of texts) textBytes += utf8Bytes(text);
-  return { texts, textBytes, framingTokens, images };
+  return { texts, framingTokens, images };
 }
 
 /** What a count needs to know of the model (a configured model fits): its image size. */
@@ -101,9 +99,23 @@ const measured = new WeakMap<ChatRequest, InputMeasure>();
 function measureOf(request: ChatRequest): InputMeasure {
   let measure = measured.get(request);
   if (!measure) {
-    measure = collectInput(request);
+    const collected = collectInput(request);
+    measure = { ...collected, textBytes: collected.texts.reduce((sum, text) => sum + utf8Bytes(text), 0) };
     measured.set(request, measure);
   }
+  return measure;
+}
+
+/** `measureOf`, with the bytes of a text of megabytes measured in slices of the event loop's turns. */
+async function measureInSlices(request: ChatRequest): Promise<InputMeasure> {
+  const known = measured.get(request);
+  if (known) return known;
+  const collected = collectInput(request);
+  let textBytes = 0;
+  for (const text of collected.texts) textBytes += text.length > MEASURE_SLICE ? await utf8BytesInSlices(text) : utf8Bytes(text);
+  // Measured meanwhile by another caller: one measure per request.
+  const measure = measured.get(request) ?? { ...collected, textBytes };
+  measured.set(request, measure);
   return measure;
 }
 
@@ -128,7 +140,7 @@ export function inputTokenCeiling(request: ChatRequest, model: TokenCountingMode
  * count (the count is at least the floor). No tokenizer: one pass over the bytes at most.
  */
 export async function inputTokenCeilingAtLeast(request: ChatRequest, model: TokenCountingModel): Promise<number> {
-  const measure = measureOf(request);
+  const measure = await measureInSlices(request);
   if (measure.textTokens !== undefined) return inputTokenCeiling(request, model);
   if (measure.textFloor === undefined) {
     const weighed = await tokenFloors(measure.texts);
@@ -140,7 +152,7 @@ export async function inputTokenCeilingAtLeast(request: ChatRequest, model: Toke
 
 /** Counts the prompt's text (in bounded slices, off the hot path's event loop turns); once. */
 export async function countInput(request: ChatRequest): Promise<void> {
-  const measure = measureOf(request);
+  const measure = await measureInSlices(request);
   if (measure.textTokens === undefined) measure.textTokens = (await countTexts(measure.texts)).tokens;
 }
 
@@ -173,7 +185,7 @@ export interface InputFit {
  * once the count passes `limit`. A multi-megabyte prompt is decided in milliseconds either way.
  */
 export async function inputFits(request: ChatRequest, model: TokenCountingModel, limit: number): Promise<InputFit> {
-  const measure = measureOf(request);
+  const measure = await measureInSlices(request);
   const room = limit - fixedTokens(measure, model);
   if (measure.textTokens !== undefined) return { fits: measure.textTokens <= room, tokens: measure.textTokens + limit - room, bound: false };
   if (measure.textBytes <= room) return { fits: true, tokens: measure.textBytes + limit - room, bound: true };
