@@ -3,8 +3,8 @@
  * (too large for fast/echo's 128K tokens) or admitted (fast/vast has room), the gateway's
  * longest event-loop stall meanwhile (what any other request would have waited at most), its main
  * thread's longest turn on the CPU (the stall without the time it waited for a core), and the
- * slowest round trip of a bystander listing models meanwhile (authenticated, answered by the
- * gateway alone), beside its slowest over the same time just before. `npm run bench:huge`; BENCH_HUGE_MIB sets the size (5), BENCH_CPU_PROF a
+ * slowest and median round trips of a bystander listing models meanwhile (authenticated, answered
+ * by the gateway alone), beside the same over about as long just before. `npm run bench:huge`; BENCH_HUGE_MIB sets the size (5), BENCH_CPU_PROF a
  * directory for the gateway's CPU profile, BENCH_HUGE_ONLY a part of the names of the prompts to send (all), BENCH_HUGE_REPEAT
  * how many times each is sent to each model (1).
  */
@@ -76,14 +76,15 @@ try {
     parentPort.on('message', async (command) => {
       if (command === 'stop') return (running = false);
       running = true;
-      let slowest = 0;
+      const times = [];
       while (running) {
         const started = performance.now();
         const response = await fetch(workerData.url, { headers: workerData.headers });
         await response.arrayBuffer();
-        slowest = Math.max(slowest, performance.now() - started);
+        times.push(performance.now() - started);
       }
-      parentPort.postMessage(slowest);
+      times.sort((a, b) => a - b);
+      parentPort.postMessage({ slowest: times.at(-1) ?? 0, median: times[Math.floor(times.length / 2)] ?? 0 });
     });`,
     {
       eval: true,
@@ -94,13 +95,14 @@ try {
       },
     },
   );
-  /** Small requests one after another until `until` settles: the slowest round trip, in ms. */
-  async function bystander(until: Promise<unknown>): Promise<number> {
+  /** Small requests one after another until `until` settles: the slowest round trip and the median one, in ms. */
+  async function bystander(until: Promise<unknown>): Promise<{ slowest: number; median: number }> {
     bystanderThread.postMessage('start');
     await until.catch(() => {});
     bystanderThread.postMessage('stop');
-    return (await once(bystanderThread, 'message'))[0] as number;
+    return (await once(bystanderThread, 'message'))[0] as { slowest: number; median: number };
   }
+  const roundTrips = ({ slowest, median }: { slowest: number; median: number }) => `${slowest.toFixed(1)} / ${median.toFixed(1)}`;
   /** The gateway's longest event-loop stall since the last call, in ms (prom-client resets it on every scrape). */
   async function longestStall(): Promise<number> {
     const text = await (await fetch(`${gateway.info.url}/metrics`)).text();
@@ -135,7 +137,7 @@ try {
   // The gauge is the longest gap between two ticks of a 10 ms timer: idle, it reads ~10 ms. What a
   // request held the loop for is the reading above that idle reading.
   console.log(
-    `| ${SIZE / 1024 / 1024} MiB prompt | model | status | decided in ms | answered in ms | longest block, ms (gauge meanwhile / idle) | longest turn on the CPU, ms | bystander's slowest, ms (before) |`,
+    `| ${SIZE / 1024 / 1024} MiB prompt | model | status | decided in ms | answered in ms | longest block, ms (gauge meanwhile / idle) | longest turn on the CPU, ms | bystander's slowest / median, ms (before) |`,
   );
   console.log('|---|---|---|---|---|---|---|---|');
   for (const { name, make } of PROMPTS) {
@@ -171,7 +173,7 @@ try {
       await new Promise((resolve) => setTimeout(resolve, 20));
       const turn = await longestTurn(startedAt, process.hrtime.bigint());
       console.log(
-        `| ${name} | ${model} | ${status} | ${decided} | ${answeredMs.toFixed(0)} | ${block.toFixed(1)} (${stall.toFixed(1)} / ${idle.toFixed(1)}) | ${turn.toFixed(1)} | ${meanwhile.toFixed(1)} (${before.toFixed(1)}) |`,
+        `| ${name} | ${model} | ${status} | ${decided} | ${answeredMs.toFixed(0)} | ${block.toFixed(1)} (${stall.toFixed(1)} / ${idle.toFixed(1)}) | ${turn.toFixed(1)} | ${roundTrips(meanwhile)} (${roundTrips(before)}) |`,
       );
     }
   }
