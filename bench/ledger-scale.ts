@@ -17,6 +17,10 @@
  *                            drifting machine, as each round pairs the two sides within seconds
  *   BENCH_LEDGER_THREE=0     skips the three-process phases (a quicker A/B of the one-process
  *                            comparison and concurrency 1)
+ *   BENCH_LEDGER_LOAD=wrk    the loaded phases' requests sent by wrk (one process per gateway, one
+ *                            thread) instead of this process: it spends less of the cores the
+ *                            gateways share with it; p50 and p99 are then wrk's, per process
+ *                            (the worst of them for three)
  *
  * Per phase it prints requests per second, gateway CPU per request (all gateway processes,
  * from /proc), and for PostgreSQL the database work per request (transactions and rows written,
@@ -41,6 +45,7 @@ import { cpuMs, machineCpuMs, startChild, stopChild, type Child } from './childr
 import { compiledGatewayProcess } from './compiled-gateway.ts';
 import { createPool, runLoad, type LoadResult, type Target } from './load.ts';
 import { intEnv } from './int-env.ts';
+import { endedChildrenCpuMs, runWrk } from './wrk-load.ts';
 import { ms, percentiles } from './stats.ts';
 import { DEFAULT_HOLD_JOURNAL_PREFIX } from '../src/storage/postgres/redis-hold-journal.ts';
 
@@ -52,6 +57,7 @@ const SEQUENTIAL_MS = Math.max(2_000, PHASE_MS / 2);
 const ROUNDS = intEnv('BENCH_LEDGER_ROUNDS', 2);
 const PIN = process.env.BENCH_LEDGER_PIN === '1';
 const THREE = process.env.BENCH_LEDGER_THREE !== '0';
+const WRK = process.env.BENCH_LEDGER_LOAD === 'wrk';
 
 /** Holds every thread of `pid` (and those it starts later) to `cores` ("1", "0-1"). */
 function pin(pid: number, cores: string): void {
@@ -125,8 +131,12 @@ async function phase(
   }));
   const load = (target: Target, index: number) => {
     const share = Math.floor(connections / gateways.length) + (index < connections % gateways.length ? 1 : 0);
+    const { url, key } = gateways[index]!.info;
+    if (WRK) return runWrk(url, key, BODY, share, timeLimitMs / 1000);
     return runLoad(target, { stream: false, body: BODY, concurrency: share, requests: 1_000_000, timeLimitMs });
   };
+  // wrk runs as a child process: its CPU is counted once it has ended.
+  const generatorCpuMs = () => cpuMs('self') + endedChildrenCpuMs();
   try {
     // Warm: connections, prepared statements, JIT.
     await Promise.all(
@@ -138,11 +148,11 @@ async function phase(
     const backendsBefore = database ? await backendCpu(database) : undefined;
     const sampler = database && connections > 1 ? sampleLockWaits(database) : undefined;
     const cpuBefore = pids.map((pid) => cpuMs(pid));
-    const selfBefore = cpuMs('self');
+    const selfBefore = generatorCpuMs();
     const machineBefore = machineCpuMs();
     const results = await Promise.all(targets.map((target, index) => load(target, index)));
     const machineAfter = machineCpuMs();
-    const selfCpu = cpuMs('self') - selfBefore;
+    const selfCpu = generatorCpuMs() - selfBefore;
     const cpuByProcess = pids.map((pid, index) => cpuMs(pid) - cpuBefore[index]!);
     const lockWaits = await sampler?.stop();
     const after = database ? await databaseCounters(database) : undefined;
@@ -197,6 +207,9 @@ function merge(results: LoadResult[]): LoadResult {
     timedOut: results.some((result) => result.timedOut),
     latencies,
     firstByte: latencies,
+    summary: results.every((result) => result.summary)
+      ? { p50: Math.max(...results.map((result) => result.summary!.p50)), p99: Math.max(...results.map((result) => result.summary!.p99)) }
+      : undefined,
   };
 }
 
@@ -431,7 +444,8 @@ function report(phases: Phase[], sequentialRuns: Map<string, LoadResult[]>): num
       .loadavg()
       .map((load) => load.toFixed(1))
       .join(' / ')} (1 / 5 / 15 min) at the end of the run.` +
-      (PIN ? ' Pinned (BENCH_LEDGER_PIN=1): the one-process gateways on core 1, the load generator on core 0, until the three-process phases.' : ''),
+      (PIN ? ' Pinned (BENCH_LEDGER_PIN=1): the one-process gateways on core 1, the load generator on core 0, until the three-process phases.' : '') +
+      (WRK ? ' Loaded phases sent by wrk (BENCH_LEDGER_LOAD=wrk), one process per gateway; p50 and p99 are the worst of those processes.' : ''),
     '',
   ];
   lines.push(
@@ -439,7 +453,7 @@ function report(phases: Phase[], sequentialRuns: Map<string, LoadResult[]>): num
   );
   lines.push('|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|');
   for (const row of phases) {
-    const latency = percentiles(row.result.latencies);
+    const latency = row.result.summary ?? percentiles(row.result.latencies);
     lines.push(
       `| ${row.name} | ${rate(row.result).toFixed(0)} | ${ms(latency.p50)} | ${ms(latency.p99)} | ${ms(row.cpuPerRequestMs)} | ` +
         `${row.cpuPerRequestByProcessMs.map((value) => ms(value)).join(' / ')} | ${ms(row.loadGeneratorCpuPerRequestMs)} | ` +

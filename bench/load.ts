@@ -27,6 +27,8 @@ export interface LoadResult {
   /** Per successful request, ms: whole response, and (streaming) first body chunk. */
   latencies: Float64Array;
   firstByte: Float64Array;
+  /** p50 and p99 when the generator reports only those (wrk), in place of `latencies`. */
+  summary?: { p50: number; p99: number };
 }
 
 /** A keep-alive pool with one connection per concurrent request. */

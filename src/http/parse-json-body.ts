@@ -170,8 +170,11 @@ export function readJsonBody(payload: Readable, limit: number, contentLength: nu
         while (streamed && !streamed.reader.failed && streamed.reader.position < received) {
           await nextSlice();
           try {
-            do streamed.reader.advance(gathered, Math.min(received, streamed.reader.position + READ_STEP));
-            while (streamed && !streamed.reader.failed && streamed.reader.position < received && !sliceSpent());
+            // At least one step a slice; `streamed` is gone if the body failed meanwhile.
+            while (streamed && !streamed.reader.failed && streamed.reader.position < received) {
+              streamed.reader.advance(gathered, Math.min(received, streamed.reader.position + READ_STEP));
+              if (sliceSpent()) break;
+            }
           } catch {
             // A fault of the reader's own: the body thread decides (JSON.parse's answer, errors included).
             if (streamed) streamed.reader.failed = true;

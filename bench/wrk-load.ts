@@ -1,0 +1,56 @@
+import { execFile } from 'node:child_process';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { promisify } from 'node:util';
+import { CLOCK_TICKS } from './children.ts';
+import type { LoadResult } from './load.ts';
+
+const run = promisify(execFile);
+
+/** Whether wrk is on the PATH. */
+export async function hasWrk(): Promise<boolean> {
+  return run('wrk', ['--version']).then(
+    () => true,
+    // wrk --version exits 1 after printing its version.
+    (error: { stdout?: string; code?: unknown }) => typeof error.stdout === 'string' && error.stdout.startsWith('wrk '),
+  );
+}
+
+/**
+ * `connections` POSTs of `body` in flight to `url` with `key`, for `seconds`, by wrk on one
+ * thread: a load generator that spends about a quarter of the CPU per request that this
+ * process's undici loop does, which matters where it shares the cores with what it measures.
+ * Latencies come as wrk's p50 and p99 (`summary`), not as every request's.
+ */
+export async function runWrk(url: string, key: string, body: string, connections: number, seconds: number): Promise<LoadResult> {
+  const bodyFile = join(tmpdir(), `wrk-body-${process.pid}.json`);
+  writeFileSync(bodyFile, body);
+  const { stdout } = await run(
+    'wrk',
+    ['-t1', `-c${connections}`, `-d${seconds}s`, '--timeout', '10s', '-s', resolve('bench/wrk-post.lua'), `${url}/v1/chat/completions`],
+    { env: { ...process.env, WRK_BODY_FILE: bodyFile, WRK_KEY: key } },
+  );
+  const line = stdout.split('\n').find((entry) => entry.startsWith('WRK '));
+  if (!line) throw new Error(`wrk printed no summary: ${stdout.slice(0, 500)}`);
+  const counted = JSON.parse(line.slice(4)) as { requests: number; durationUs: number; status: number; socket: number; p50Us: number; p99Us: number };
+  const errors = counted.status + counted.socket;
+  return {
+    completed: counted.requests,
+    errors,
+    errorSamples: errors > 0 ? [`wrk: ${counted.status} answers not 2xx or 3xx, ${counted.socket} socket errors`] : [],
+    elapsedMs: counted.durationUs / 1000,
+    timedOut: false,
+    latencies: new Float64Array(0),
+    firstByte: new Float64Array(0),
+    summary: { p50: counted.p50Us / 1000, p99: counted.p99Us / 1000 },
+  };
+}
+
+/** CPU of this process's children that have ended (wrk runs), in ms: /proc/self/stat's cutime + cstime. */
+export function endedChildrenCpuMs(): number {
+  const stat = readFileSync('/proc/self/stat', 'utf8');
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  // Fields 16 and 17 of stat; 14th and 15th after the state.
+  return ((Number(fields[13]) + Number(fields[14])) * 1000) / CLOCK_TICKS;
+}
