@@ -72,11 +72,12 @@ export async function stopAllChildren(): Promise<void> {
 export const CLOCK_TICKS = Number(execSync('getconf CLK_TCK').toString().trim());
 
 /** CPU time (user + system, all threads) a process has used so far, in ms; `self` for this process. */
-export function cpuMs(pid: number | 'self'): number {
+export function cpuMs(pid: number | 'self', withEndedChildren = false): number {
   const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-  // Fields after "(comm)": state is field 3, utime field 14, stime field 15.
+  // Fields after "(comm)": state is field 3, utime field 14, stime field 15; cutime and cstime
+  // (children that ended and were waited for: a wrk run) 16 and 17.
   const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-  const ticks = Number(fields[11]) + Number(fields[12]);
+  const ticks = Number(fields[11]) + Number(fields[12]) + (withEndedChildren ? Number(fields[13]) + Number(fields[14]) : 0);
   return (ticks * 1000) / CLOCK_TICKS;
 }
 

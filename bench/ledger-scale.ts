@@ -45,7 +45,7 @@ import { cpuMs, machineCpuMs, startChild, stopChild, type Child } from './childr
 import { compiledGatewayProcess } from './compiled-gateway.ts';
 import { createPool, runLoad, type LoadResult, type Target } from './load.ts';
 import { intEnv } from './int-env.ts';
-import { endedChildrenCpuMs, runWrk } from './wrk-load.ts';
+import { runWrk } from './wrk-load.ts';
 import { ms, percentiles } from './stats.ts';
 import { DEFAULT_HOLD_JOURNAL_PREFIX } from '../src/storage/postgres/redis-hold-journal.ts';
 
@@ -136,7 +136,7 @@ async function phase(
     return runLoad(target, { stream: false, body: BODY, concurrency: share, requests: 1_000_000, timeLimitMs });
   };
   // wrk runs as a child process: its CPU is counted once it has ended.
-  const generatorCpuMs = () => cpuMs('self') + endedChildrenCpuMs();
+  const generatorCpuMs = () => cpuMs('self', true);
   try {
     // Warm: connections, prepared statements, JIT.
     await Promise.all(

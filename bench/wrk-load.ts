@@ -1,22 +1,12 @@
 import { execFile } from 'node:child_process';
-import { readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
-import { CLOCK_TICKS } from './children.ts';
 import type { LoadResult } from './load.ts';
 
 const run = promisify(execFile);
 let runs = 0;
-
-/** Whether wrk is on the PATH. */
-export async function hasWrk(): Promise<boolean> {
-  return run('wrk', ['--version']).then(
-    () => true,
-    // wrk --version exits 1 after printing its version.
-    (error: { stdout?: string; code?: unknown }) => typeof error.stdout === 'string' && error.stdout.startsWith('wrk '),
-  );
-}
 
 /**
  * `connections` POSTs of `body` in flight to `url` with `key`, for `seconds`, by wrk on one
@@ -60,12 +50,4 @@ export async function runWrk(url: string, key: string, body: string, connections
     firstByte: new Float64Array(0),
     summary: { p50: counted.p50Us / 1000, p99: counted.p99Us / 1000 },
   };
-}
-
-/** CPU of this process's children that have ended (wrk runs), in ms: /proc/self/stat's cutime + cstime. */
-export function endedChildrenCpuMs(): number {
-  const stat = readFileSync('/proc/self/stat', 'utf8');
-  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-  // Fields 16 and 17 of stat; 14th and 15th after the state.
-  return ((Number(fields[13]) + Number(fields[14])) * 1000) / CLOCK_TICKS;
 }
