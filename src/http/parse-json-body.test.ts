@@ -158,3 +158,30 @@ test('a large body keeps the JSON text of its long valid UTF-8 literals, which i
   // A small body, parsed here, has none.
   assert.equal(jsonTextsOf(await readJsonBody(streamOf(Buffer.from('{"a":"b"}')), 1024, 9)), undefined);
 });
+
+test('a large body that has all arrived is gathered a part a turn, not in one turn', async () => {
+  const text = Buffer.from(JSON.stringify({ messages: [{ role: 'user', content: 'x'.repeat(4 * LARGE_BODY) }] }));
+  // Every chunk is in the stream's buffer before reading starts, as when a socket read megabytes at once.
+  const payload = new Readable({ read() {} });
+  for (let at = 0; at < text.length; at += 65_536) payload.push(text.subarray(at, at + 65_536));
+  payload.push(null);
+  let turn = 0;
+  let chunksThisTurn = 0;
+  let mostInATurn = 0;
+  let reading = true;
+  const tick = () => {
+    turn++;
+    chunksThisTurn = 0;
+    if (reading) setImmediate(tick);
+  };
+  setImmediate(tick);
+  payload.on('data', () => {
+    chunksThisTurn++;
+    mostInATurn = Math.max(mostInATurn, chunksThisTurn);
+  });
+  const body = (await readJsonBody(payload, 8 << 20, text.length)) as { messages: Array<{ content: string }> };
+  reading = false;
+  assert.equal(body.messages[0]!.content.length, 4 * LARGE_BODY);
+  // 4 MiB in 64 KiB chunks: at most about half a megabyte a turn (8 chunks, and the one that crossed it).
+  assert.ok(mostInATurn <= 9, `${mostInATurn} chunks in one turn, over ${turn} turns`);
+});

@@ -160,6 +160,8 @@ export function readJsonBody(payload: Readable, limit: number, contentLength: nu
     };
     let ended = false;
     let reading: Promise<void> | null = null;
+    /** Bytes gathered since the socket was last paused for a turn. */
+    let sinceBreak = 0;
     /**
      * Reads what has arrived, in slices of the turns that follow (turn-slices.ts: a turn of the
      * socket's may hand over megabytes); settles once it has caught up. A body the reader gives up
@@ -205,6 +207,15 @@ export function readJsonBody(payload: Readable, limit: number, contentLength: nu
       }
       gather(chunk, received - chunk.length);
       if (streamed) void catchUp();
+      // A turn's reads of the socket may hand over megabytes: past GATHER_STEP the rest waits for the next turn.
+      sinceBreak += chunk.length;
+      if (sinceBreak >= GATHER_STEP && !payload.isPaused()) {
+        payload.pause();
+        setImmediate(() => {
+          sinceBreak = 0;
+          payload.resume();
+        });
+      }
     }
     function onError(error: Error & { statusCode?: number }) {
       stop(true);
@@ -262,6 +273,8 @@ export function readJsonBody(payload: Readable, limit: number, contentLength: nu
 
 /** Bytes of a large body read in one step as it arrives. */
 const READ_STEP = 128 * 1024;
+/** Bytes of a large body gathered from its socket in one turn of the event loop, about. */
+const GATHER_STEP = 512 * 1024;
 
 /**
  * Puts the long strings back where they were read from (each one's bytes then given to `recycle`). Each string of a megabyte or
