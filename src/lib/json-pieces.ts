@@ -1,5 +1,6 @@
 import type { Writable } from 'node:stream';
 import { setImmediate as nextTurn } from 'node:timers/promises';
+import { sliceEnd } from './slice-end.ts';
 import { nextSlice, sliceSpent } from './turn-slices.ts';
 
 /** A JSON text as pieces to write in turn, and its length in UTF-8 bytes. */
@@ -107,9 +108,7 @@ function* jsonParts(value: unknown, texts: ReadonlyMap<string, Uint8Array> | und
 function* stringParts(text: string): Generator<string> {
   yield '"';
   for (let start = 0; start < text.length;) {
-    let end = Math.min(text.length, start + PIECE);
-    const last = text.charCodeAt(end - 1);
-    if (end < text.length && last >= 0xd800 && last <= 0xdbff) end--;
+    const end = sliceEnd(text, start, PIECE);
     yield JSON.stringify(text.slice(start, end)).slice(1, -1);
     start = end;
   }

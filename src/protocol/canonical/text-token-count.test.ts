@@ -5,7 +5,16 @@ import ranks from 'gpt-tokenizer/bpeRanks/cl100k_base';
 import { spawnSync } from 'node:child_process';
 import { inflateRawSync } from 'node:zlib';
 import { CL100K_PAIR_TABLE, CL100K_WHITESPACE_RUN_COUNTS, CL100K_WHITESPACE_RUNS } from './cl100k-pair-table.ts';
-import { countingChunks, countTexts, tokenFloor, tokenFloors, tokenizerWork, utf8Bytes } from './text-token-count.ts';
+import {
+  countingChunks,
+  countTexts,
+  MEASURE_SLICE,
+  tokenFloor,
+  tokenFloors,
+  tokenizerWork,
+  utf8Bytes,
+  utf8BytesInSlices,
+} from './text-token-count.ts';
 
 const plain = (text: string) => countTokens(text, { disallowedSpecial: new Set() });
 
@@ -111,6 +120,13 @@ test('weighing a long text in slices stays below the count, surrogate pairs kept
   assert.equal(weighed.total, floor! + short!);
   assert.ok(floor! <= tokenFloor(text) && floor! >= tokenFloor(text) - 4, `${floor} for ${tokenFloor(text)}`);
   assert.ok(floor! <= plain(text));
+});
+
+test('a long text measured in slices has exactly its UTF-8 bytes, the bound a hold is placed on', async () => {
+  // Emoji straddle every slice boundary; lone surrogates sit at boundaries too (each is U+FFFD, 3 bytes).
+  const straddling = 'a' + '😀'.repeat(MEASURE_SLICE);
+  const lone = 'b'.repeat(MEASURE_SLICE - 1) + '\ud800' + 'c'.repeat(MEASURE_SLICE - 1) + '\udc00x' + 'é'.repeat(MEASURE_SLICE);
+  for (const text of [straddling, lone, 'short']) assert.equal(await utf8BytesInSlices(text), Buffer.byteLength(text, 'utf8'));
 });
 
 test('weighing stops once past a limit, answering a floor above it', async () => {

@@ -1,4 +1,5 @@
 import { inflateRawSync } from 'node:zlib';
+import { sliceEnd } from '../../lib/slice-end.ts';
 import { ThreadJobs, threadEntry } from '../../lib/thread-jobs.ts';
 import { nextSlice, sliceSpent } from '../../lib/turn-slices.ts';
 import { CL100K_PAIR_TABLE, CL100K_WHITESPACE_RUN_COUNTS, CL100K_WHITESPACE_RUNS } from './cl100k-pair-table.ts';
@@ -33,10 +34,7 @@ export async function utf8BytesInSlices(text: string): Promise<number> {
   let bytes = 0;
   for (let start = 0; start < text.length;) {
     if (sliceSpent()) await nextSlice();
-    let end = Math.min(text.length, start + MEASURE_SLICE);
-    // Never between the halves of a surrogate pair: each would count as U+FFFD.
-    const last = text.charCodeAt(end - 1);
-    if (end < text.length && last >= 0xd800 && last <= 0xdbff) end--;
+    const end = sliceEnd(text, start, MEASURE_SLICE);
     bytes += utf8Bytes(text.slice(start, end));
     start = end;
   }
@@ -157,10 +155,7 @@ export async function tokenFloors(texts: readonly string[], stopAbove = Infinity
     // Slices are weighed apart, so a slice equal to the one before (a run of one character) weighs the same.
     let previous = { slice: '', floor: 0 };
     for (let start = 0; start < text.length;) {
-      let end = Math.min(text.length, start + FLOOR_SLICE);
-      // Never between the halves of a surrogate pair: each would weigh as U+FFFD.
-      const last = text.charCodeAt(end - 1);
-      if (end < text.length && last >= 0xd800 && last <= 0xdbff) end--;
+      const end = sliceEnd(text, start, FLOOR_SLICE);
       const slice = text.slice(start, end);
       if (slice !== previous.slice) {
         const { written } = encoder.encodeInto(slice, bytes);
