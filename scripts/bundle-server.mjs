@@ -35,7 +35,7 @@ export async function bundleServer(out, entryPoints) {
   // The counting thread with gpt-tokenizer in its one file (its ranks module aside, which the build's
   // JSON replaces): resolving and loading the package's modules took ~20 ms of the thread's start.
   await build({
-    entryPoints: { 'cl100k-counter-thread': join(root, 'src', 'protocol', 'canonical', 'cl100k-counter-thread.mjs') },
+    entryPoints: { 'cl100k-counter-thread': join(root, 'src', 'tokens', 'cl100k-counter-thread.mjs') },
     outdir: out,
     bundle: true,
     format: 'esm',
@@ -43,7 +43,7 @@ export async function bundleServer(out, entryPoints) {
     ...common,
   });
   await build({
-    entryPoints: { 'json-body-thread': join(root, 'src', 'http', 'json-body-thread.mjs') },
+    entryPoints: { 'json-body-thread': join(root, 'src', 'http', 'body', 'json-body-thread.mjs') },
     outdir: out,
     outExtension: { '.js': '.cjs' },
     bundle: true,
@@ -51,7 +51,7 @@ export async function bundleServer(out, entryPoints) {
     packages: 'external',
     ...common,
   });
-  // The counting thread's cl100k ranks, gpt-tokenizer's own, as JSON (src/protocol/canonical/cl100k-counter-thread.mjs).
+  // The counting thread's cl100k ranks, gpt-tokenizer's own, as JSON (src/tokens/cl100k-counter-thread.mjs).
   const { default: cl100kRanks } = await import('gpt-tokenizer/esm/bpeRanks/cl100k_base');
   writeFileSync(join(out, 'cl100k-ranks.json'), JSON.stringify(cl100kRanks));
 }

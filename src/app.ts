@@ -5,11 +5,11 @@ import { newRequestIds } from './lib/ids.ts';
 import type { RateDecision } from './limits/rate-limiter.ts';
 import type { ApiKeyRecord } from './storage/records.ts';
 import type { GatewayDeps } from './http/gateway-deps.ts';
-import { registerMessagesRoutes } from './http/anthropic/messages-route.ts';
+import { registerMessagesRoutes } from './http/chat/messages-route.ts';
 import { registerBalanceRoute } from './http/balance-route.ts';
-import { closeConnectionsWhenClosing, installClientDeparture, settleIfClientLeaves } from './http/client-departure.ts';
+import { closeConnectionsWhenClosing, installClientDeparture, settleIfClientLeaves } from './http/chat/client-departure.ts';
 import { answerClientError, installErrorHandling } from './http/error-handling.ts';
-import { registerChatCompletionsRoute } from './http/openai/chat-completions-route.ts';
+import { registerChatCompletionsRoute } from './http/chat/chat-completions-route.ts';
 import { registerFixRoutes } from './http/fix/fix-routes.ts';
 import { registerHealthRoutes } from './http/health-routes.ts';
 import { registerMetricsRoute } from './metrics/metrics-routes.ts';
@@ -19,9 +19,9 @@ import { registerConsolePages } from './http/console/console-pages.ts';
 import { registerModelsRoute } from './http/models-route.ts';
 import { registerOpenApiRoute } from './http/openapi/openapi-route.ts';
 import { registerReceiptsRoutes } from './http/receipts-route.ts';
-import { registerResponsesRoute } from './http/responses/responses-route.ts';
+import { registerResponsesRoute } from './http/chat/responses-route.ts';
 import { routeOptions } from './http/request-context.ts';
-import { jsonBodyParser, warmCountingAfter } from './http/parse-json-body.ts';
+import { jsonBodyParser, warmCountingAfter } from './http/body/parse-json-body.ts';
 
 /** Counts the request against its key's rate limit; null when the key has none. */
 function takeRate(deps: GatewayDeps, key: ApiKeyRecord): Promise<RateDecision> | null {

@@ -1,7 +1,7 @@
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { countTextTokens } from '../src/protocol/canonical/text-token-count.ts';
+import { countTextTokens } from '../src/tokens/text-token-count.ts';
 import { DEFAULT_ACCOUNT_ID } from '../src/storage/store.ts';
 import { readUntil, startHarness, sseData, type Harness } from './helpers/gateway-harness.ts';
 

@@ -6,7 +6,7 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { demoConfigText } from '../src/config/demo-config.ts';
-import { countTextTokens } from '../src/protocol/canonical/text-token-count.ts';
+import { countTextTokens } from '../src/tokens/text-token-count.ts';
 import { buildServer } from './helpers/build-server.ts';
 import { startGatewayProcess } from './helpers/gateway-process.ts';
 

@@ -1,8 +1,8 @@
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { worstCaseCost } from '../src/billing/worst-case.ts';
-import { parseChatCompletionRequest } from '../src/protocol/openai/parse-chat-request.ts';
-import { tokenizerWork } from '../src/protocol/canonical/text-token-count.ts';
+import { parseChatCompletionRequest } from '../src/formats/openai-chat/parse-chat-request.ts';
+import { tokenizerWork } from '../src/tokens/text-token-count.ts';
 import { DEFAULT_ACCOUNT_ID } from '../src/storage/store.ts';
 import { startHarness, type Harness } from './helpers/gateway-harness.ts';
 

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { countingStarted } from '../src/protocol/canonical/text-token-count.ts';
+import { countingStarted } from '../src/tokens/text-token-count.ts';
 import { startHarness } from './helpers/gateway-harness.ts';
 
 // Its own file, so its own process: no other test started the counting thread before it.

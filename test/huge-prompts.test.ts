@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
-import { tokenizerWork } from '../src/protocol/canonical/text-token-count.ts';
+import { tokenizerWork } from '../src/tokens/text-token-count.ts';
 import { startHarness, type Harness } from './helpers/gateway-harness.ts';
 import { hugePrompts } from './helpers/huge-prompts.ts';
 

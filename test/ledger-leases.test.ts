@@ -2,9 +2,9 @@ import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { after, describe, test } from 'node:test';
 import pg from 'pg';
-import { createMemoryHoldJournal, sampleHold } from '../src/storage/ledger-contract.ts';
+import { createMemoryHoldJournal, sampleHold } from '../src/testing/ledger-contract.ts';
 import { createPostgresStore } from '../src/storage/postgres/postgres-store.ts';
-import { sampleKey, sampleReceipt } from '../src/storage/store-contract.ts';
+import { sampleKey, sampleReceipt } from '../src/testing/store-contract.ts';
 import { DEFAULT_ACCOUNT_ID, type Store } from '../src/storage/store.ts';
 import { PG_TEST_URL, postgresUnreachable, reportPostgresUnreachable, urlOnSchema } from './helpers/postgres-test-connection.ts';
 

@@ -2,7 +2,7 @@ import { after, before, beforeEach, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { worstCaseCost } from '../src/billing/worst-case.ts';
-import { parseChatCompletionRequest } from '../src/protocol/openai/parse-chat-request.ts';
+import { parseChatCompletionRequest } from '../src/formats/openai-chat/parse-chat-request.ts';
 import { formatUsd } from '../src/lib/money.ts';
 import { DEFAULT_ACCOUNT_ID } from '../src/storage/store.ts';
 import { startHarness, type Harness } from './helpers/gateway-harness.ts';

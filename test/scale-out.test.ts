@@ -5,7 +5,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { issueApiKey } from '../src/auth/issue-api-key.ts';
 import { worstCaseCost } from '../src/billing/worst-case.ts';
 import { ModelCatalog } from '../src/routing/model-catalog.ts';
-import { parseChatCompletionRequest } from '../src/protocol/openai/parse-chat-request.ts';
+import { parseChatCompletionRequest } from '../src/formats/openai-chat/parse-chat-request.ts';
 import { postgresUnreachable, reportPostgresUnreachable } from './helpers/postgres-test-connection.ts';
 import { DEFAULT_ACCOUNT_ID, type Store } from '../src/storage/store.ts';
 import type { FakeUpstream } from './fake-upstream/fake-upstream.ts';

@@ -1,8 +1,8 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
-import { estimateInputTokens } from '../src/protocol/canonical/token-estimate.ts';
-import { parseChatCompletionRequest } from '../src/protocol/openai/parse-chat-request.ts';
+import { estimateInputTokens } from '../src/tokens/token-estimate.ts';
+import { parseChatCompletionRequest } from '../src/formats/openai-chat/parse-chat-request.ts';
 import { startHarness, type Harness } from './helpers/gateway-harness.ts';
 
 /**
@@ -15,7 +15,7 @@ import { startHarness, type Harness } from './helpers/gateway-harness.ts';
 const MODELS = ['up/alpha', 'anth/claude'];
 
 // Real TypeScript: the estimator itself.
-const TYPESCRIPT = readFileSync(new URL('../src/protocol/canonical/token-estimate.ts', import.meta.url), 'utf8');
+const TYPESCRIPT = readFileSync(new URL('../src/tokens/token-estimate.ts', import.meta.url), 'utf8');
 
 const PYTHON = `
 import asyncio

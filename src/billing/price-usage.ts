@@ -1,5 +1,5 @@
 import type { ModelConfig } from '../config/schema.ts';
-import type { Usage } from '../protocol/canonical/chat-result.ts';
+import type { Usage } from '../canonical/chat-result.ts';
 import { costOfParts } from '../lib/money.ts';
 import type { AppliedPrices } from '../storage/records.ts';
 

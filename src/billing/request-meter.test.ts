@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createSqliteStore } from '../storage/sqlite/sqlite-store.ts';
-import { sampleKey } from '../storage/store-contract.ts';
+import { sampleKey } from '../testing/store-contract.ts';
 import { DEFAULT_ACCOUNT_ID, type Store } from '../storage/store.ts';
 import { RequestMeter } from './request-meter.ts';
 

@@ -1,7 +1,7 @@
 import type { ModelConfig } from '../config/schema.ts';
 import { GatewayError } from '../errors/gateway-error.ts';
 import { formatUsd } from '../lib/money.ts';
-import type { Usage } from '../protocol/canonical/chat-result.ts';
+import type { Usage } from '../canonical/chat-result.ts';
 import type { Attempt } from '../routing/attempt.ts';
 import type { ApiKeyRecord, HoldDecision, HoldRecord, ReceiptRecord, ReceiptStatus } from '../storage/records.ts';
 import type { Store } from '../storage/store.ts';

@@ -1,9 +1,9 @@
 import type { ModelConfig } from '../config/schema.ts';
 import type { ErrorCode } from '../errors/catalog.ts';
 import type { GatewayError } from '../errors/gateway-error.ts';
-import type { ChatRequest } from '../protocol/canonical/chat-request.ts';
-import type { Usage } from '../protocol/canonical/chat-result.ts';
-import type { StreamPart } from '../protocol/canonical/stream-part.ts';
+import type { ChatRequest } from '../canonical/chat-request.ts';
+import type { Usage } from '../canonical/chat-result.ts';
+import type { StreamPart } from '../canonical/stream-part.ts';
 import type { MeteredRequest } from './request-meter.ts';
 import { estimateUsage } from './usage-estimate.ts';
 

@@ -1,8 +1,8 @@
 import type { ModelConfig } from '../config/schema.ts';
-import type { ChatRequest } from '../protocol/canonical/chat-request.ts';
-import type { Usage } from '../protocol/canonical/chat-result.ts';
-import { countTextTokens } from '../protocol/canonical/text-token-count.ts';
-import { countInputTokens } from '../protocol/canonical/token-estimate.ts';
+import type { ChatRequest } from '../canonical/chat-request.ts';
+import type { Usage } from '../canonical/chat-result.ts';
+import { countTextTokens } from '../tokens/text-token-count.ts';
+import { countInputTokens } from '../tokens/token-estimate.ts';
 
 /**
  * Usage for an answer whose provider never reported it (a stream cut short, a cancelled

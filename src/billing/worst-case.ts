@@ -1,7 +1,7 @@
 import type { ModelConfig } from '../config/schema.ts';
-import type { ChatRequest } from '../protocol/canonical/chat-request.ts';
+import type { ChatRequest } from '../canonical/chat-request.ts';
 import { costOfParts } from '../lib/money.ts';
-import { countInput, inputTokenCeiling, inputTokenCeilingAtLeast } from '../protocol/canonical/token-estimate.ts';
+import { countInput, inputTokenCeiling, inputTokenCeilingAtLeast } from '../tokens/token-estimate.ts';
 import type { MeteredRequest } from './request-meter.ts';
 
 /** Output cap sent to a model: what the client asked, else the model's maximum. */

@@ -1,8 +1,8 @@
 import type { ErrorCode } from '../errors/catalog.ts';
 import { toGatewayError } from '../errors/gateway-error.ts';
 import { formatUsd } from '../lib/money.ts';
-import type { ChatRequest } from '../protocol/canonical/chat-request.ts';
-import type { Usage } from '../protocol/canonical/chat-result.ts';
+import type { ChatRequest } from '../canonical/chat-request.ts';
+import type { Usage } from '../canonical/chat-result.ts';
 import type { FixRunStatus } from '../storage/records.ts';
 import { applyEdits } from './edits/apply-edits.ts';
 import { checkSyntax } from './edits/check-syntax.ts';

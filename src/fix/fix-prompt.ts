@@ -1,5 +1,5 @@
-import { countTextTokens } from '../protocol/canonical/text-token-count.ts';
-import type { ChatMessage, ChatRequest } from '../protocol/canonical/chat-request.ts';
+import { countTextTokens } from '../tokens/text-token-count.ts';
+import type { ChatMessage, ChatRequest } from '../canonical/chat-request.ts';
 import type { SourceFile } from './edits/source-file.ts';
 import type { FixAgent } from './fix-agents.ts';
 import type { FixInput } from './fix-input.ts';

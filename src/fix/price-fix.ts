@@ -1,9 +1,9 @@
 import { outputCapFor } from '../billing/worst-case.ts';
-import { countInputTokens, estimateInputTokens, inputFits, INPUT_MARGIN, type InputFit } from '../protocol/canonical/token-estimate.ts';
+import { countInputTokens, estimateInputTokens, inputFits, INPUT_MARGIN, type InputFit } from '../tokens/token-estimate.ts';
 import type { ModelConfig } from '../config/schema.ts';
 import { GatewayError } from '../errors/gateway-error.ts';
 import { costOfParts, formatUsd } from '../lib/money.ts';
-import type { ChatRequest } from '../protocol/canonical/chat-request.ts';
+import type { ChatRequest } from '../canonical/chat-request.ts';
 import { FEEDBACK_TOKENS, STEP_OUTPUT_TOKENS } from './fix-prompt.ts';
 
 /** Framing of the two messages a later step adds (the previous reply and the feedback). */

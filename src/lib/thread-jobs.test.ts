@@ -4,7 +4,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { ThreadJobs, threadEntry } from './thread-jobs.ts';
 
 // The body thread answers a JSON body: a job that needs no more than a thread to run.
-const entry = threadEntry('json-body-thread', new URL('../http/parse-json-body.ts', import.meta.url).href);
+const entry = threadEntry('json-body-thread', new URL('../http/body/parse-json-body.ts', import.meta.url).href);
 
 async function parse(jobs: ThreadJobs<{ id: number; body?: unknown }>, text: string): Promise<unknown> {
   const { id, reply } = jobs.open();

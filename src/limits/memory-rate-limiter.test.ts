@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { createMemoryRateLimiter } from './memory-rate-limiter.ts';
-import { runRateLimiterContract } from './rate-limiter-contract.ts';
+import { runRateLimiterContract } from '../testing/rate-limiter-contract.ts';
 
 runRateLimiterContract('memory', async () => createMemoryRateLimiter());
 

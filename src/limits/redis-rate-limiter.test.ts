@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { after, describe, test } from 'node:test';
 import { Redis } from 'ioredis';
 import { createRedisRateLimiter } from './redis-rate-limiter.ts';
-import { runRateLimiterContract } from './rate-limiter-contract.ts';
+import { runRateLimiterContract } from '../testing/rate-limiter-contract.ts';
 import {
   connectTestRedis,
   deleteKeysUnder,

@@ -1,6 +1,6 @@
-import type { ChatRequest, ReasoningEffort } from '../protocol/canonical/chat-request.ts';
-import type { ChatResult, Usage } from '../protocol/canonical/chat-result.ts';
-import type { StreamPart } from '../protocol/canonical/stream-part.ts';
+import type { ChatRequest, ReasoningEffort } from '../canonical/chat-request.ts';
+import type { ChatResult, Usage } from '../canonical/chat-result.ts';
+import type { StreamPart } from '../canonical/stream-part.ts';
 import type { ModelConfig } from '../config/schema.ts';
 
 /** One call to one model: the canonical request plus what routing decided for that model. */

@@ -1,7 +1,7 @@
 import { GatewayError } from '../errors/gateway-error.ts';
 import type { ModelConfig } from '../config/schema.ts';
-import type { ChatResult } from '../protocol/canonical/chat-result.ts';
-import type { StreamPart } from '../protocol/canonical/stream-part.ts';
+import type { ChatResult } from '../canonical/chat-result.ts';
+import type { StreamPart } from '../canonical/stream-part.ts';
 import type { ProviderAdapter, ProviderCall } from '../providers/provider.ts';
 import { ProviderError } from '../providers/provider-error.ts';
 import type { Attempt } from './attempt.ts';

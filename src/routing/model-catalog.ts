@@ -1,5 +1,5 @@
 import type { AliasName, GatewayConfig, ModelConfig } from '../config/schema.ts';
-import type { ReasoningEffort } from '../protocol/canonical/chat-request.ts';
+import type { ReasoningEffort } from '../canonical/chat-request.ts';
 import type { AliasRule } from '../storage/records.ts';
 
 export interface AliasEntry {

@@ -1,7 +1,7 @@
 import { GatewayError } from '../errors/gateway-error.ts';
 import type { ModelConfig } from '../config/schema.ts';
-import type { ChatRequest, ReasoningEffort } from '../protocol/canonical/chat-request.ts';
-import { inputFits } from '../protocol/canonical/token-estimate.ts';
+import type { ChatRequest, ReasoningEffort } from '../canonical/chat-request.ts';
+import { inputFits } from '../tokens/token-estimate.ts';
 import type { Attempt } from './attempt.ts';
 import type { ModelCatalog } from './model-catalog.ts';
 

@@ -3,7 +3,7 @@
  * above it (routing, protocol, http). Where a record holds a value another layer defines (a
  * routing attempt, the canonical usage), it is declared by the shape the store keeps, which that
  * layer's type fits structurally: `Attempt` (routing/attempt.ts) is a `StoredAttempt` whose code
- * is a catalog `ErrorCode`; `Usage` (protocol/canonical/chat-result.ts) is a `StoredUsage`.
+ * is a catalog `ErrorCode`; `Usage` (canonical/chat-result.ts) is a `StoredUsage`.
  */
 
 export type Scope = 'inference' | 'fix';

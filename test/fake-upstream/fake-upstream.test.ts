@@ -1,6 +1,6 @@
 import { after, before, beforeEach, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { parseSse, type SseEvent } from '../../src/providers/sse/parse-sse.ts';
+import { parseSse, type SseEvent } from '../../src/formats/sse/parse-sse.ts';
 import { startFakeUpstream, type FakeUpstream } from './fake-upstream.ts';
 
 let fake: FakeUpstream;

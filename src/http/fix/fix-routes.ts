@@ -13,7 +13,7 @@ import { formatUsd } from '../../lib/money.ts';
 import type { ApiKeyRecord, FixQuoteRecord, FixRunRecord } from '../../storage/records.ts';
 import type { GatewayDeps } from '../gateway-deps.ts';
 import { authenticatedKey } from '../request-context.ts';
-import { SseWriter } from '../sse-writer.ts';
+import { SseWriter } from '../chat/sse-writer.ts';
 
 /** A quote can be run this long after it was made. */
 export const QUOTE_TTL_MS = 5 * 60_000;

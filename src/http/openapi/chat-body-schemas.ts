@@ -1,9 +1,9 @@
 import { z } from 'zod';
-import { routingSchema } from '../../protocol/parse-routing.ts';
+import { routingSchema } from '../../formats/parse-routing.ts';
 
 /**
  * The provider-format bodies, as far as the gateway itself reads them. Their full shape is the
- * provider's (externalDocs of each operation); these list the fields the parsers in protocol/ read
+ * provider's (externalDocs of each operation); these list the fields the parsers in formats/ read
  * and the gateway's own `routing` (the schema parseRouting validates with). Other fields pass
  * through to providers of the same format.
  */

@@ -6,7 +6,7 @@ import { GatewayError } from '../../errors/gateway-error.ts';
 import { renderAnthropicError, renderOpenAIError } from '../../errors/render-error.ts';
 import { fixQuoteRequestSchema } from '../../fix/fix-input.ts';
 import { fixAgentListSchema, fixQuoteSchema, fixRunEventSchema, fixRunRequestSchema, fixRunSchema, fixStepSchema } from '../../fix/fix-schemas.ts';
-import { routingSchema } from '../../protocol/parse-routing.ts';
+import { routingSchema } from '../../formats/parse-routing.ts';
 import { balanceSchema } from '../account-schema.ts';
 import { anthropicModelListSchema, modelListSchema } from '../model-list-schema.ts';
 import { receiptListSchema, receiptSchema } from '../receipt-schema.ts';

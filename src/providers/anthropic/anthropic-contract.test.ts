@@ -1,6 +1,6 @@
 import { configSchema } from '../../config/schema.ts';
-import type { Usage } from '../../protocol/canonical/chat-result.ts';
-import { runFixtureReplays, runProviderContract, type ContractSubject } from '../provider-contract.ts';
+import type { Usage } from '../../canonical/chat-result.ts';
+import { runFixtureReplays, runProviderContract, type ContractSubject } from '../../testing/provider-contract.ts';
 import { createAnthropicProvider } from './anthropic-provider.ts';
 
 const usage = (inputTokens: number, outputTokens: number, more: Partial<Usage> = {}): Usage => ({

@@ -1,8 +1,8 @@
 import { after, before, beforeEach, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { configSchema, type ModelConfig, type ProviderConfig } from '../../config/schema.ts';
-import type { ChatRequest } from '../../protocol/canonical/chat-request.ts';
-import type { StreamPart } from '../../protocol/canonical/stream-part.ts';
+import type { ChatRequest } from '../../canonical/chat-request.ts';
+import type { StreamPart } from '../../canonical/stream-part.ts';
 import { startFakeUpstream, type FakeUpstream } from '../../../test/fake-upstream/fake-upstream.ts';
 import type { ProviderAdapter, ProviderCall } from '../provider.ts';
 import { ProviderError, type ProviderFailure } from '../provider-error.ts';

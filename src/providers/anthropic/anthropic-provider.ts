@@ -1,16 +1,17 @@
 import type { ProviderConfig } from '../../config/schema.ts';
-import type { ChatResult } from '../../protocol/canonical/chat-result.ts';
-import type { StreamPart } from '../../protocol/canonical/stream-part.ts';
+import type { ChatResult } from '../../canonical/chat-result.ts';
+import type { StreamPart } from '../../canonical/stream-part.ts';
 import type { ProviderAdapter, ProviderCall } from '../provider.ts';
-import { parseSse } from '../sse/parse-sse.ts';
+import { parseSse } from '../../formats/sse/parse-sse.ts';
 import { bodyChunks, createUpstreamAgent, discardBody, postJson, readJson } from '../upstream-http.ts';
-import type { AnthropicMessagesBody } from './anthropic-api-types.ts';
-import { convertFromAnthropicEvents } from './convert-from-anthropic-events.ts';
-import { convertFromAnthropicMessage } from './convert-from-anthropic-message.ts';
-import { convertToAnthropicRequest } from './convert-to-anthropic-request.ts';
-import { AnthropicFormatError, toProviderError } from './map-anthropic-error.ts';
-import { parseAnthropicEvents } from './parse-anthropic-events.ts';
-import { answersThroughJsonTool, unwrapJsonTool, unwrapJsonToolParts } from './structured-output.ts';
+import type { AnthropicMessagesBody } from '../../formats/anthropic-messages/anthropic-wire-types.ts';
+import { convertFromAnthropicEvents } from '../../formats/anthropic-messages/convert-from-anthropic-events.ts';
+import { convertFromAnthropicMessage } from '../../formats/anthropic-messages/convert-from-anthropic-message.ts';
+import { convertToAnthropicRequest } from '../../formats/anthropic-messages/convert-to-anthropic-request.ts';
+import { AnthropicFormatError } from '../../formats/anthropic-messages/anthropic-format-errors.ts';
+import { toProviderError } from './map-anthropic-error.ts';
+import { parseAnthropicEvents } from '../../formats/anthropic-messages/parse-anthropic-events.ts';
+import { answersThroughJsonTool, unwrapJsonTool, unwrapJsonToolParts } from '../../formats/anthropic-messages/structured-output.ts';
 
 /** The API version this adapter's request and response shapes follow. */
 export const ANTHROPIC_VERSION = '2023-06-01';

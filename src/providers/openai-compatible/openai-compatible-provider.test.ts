@@ -1,6 +1,6 @@
-import type { Usage } from '../../protocol/canonical/chat-result.ts';
+import type { Usage } from '../../canonical/chat-result.ts';
 import { configSchema } from '../../config/schema.ts';
-import { runFixtureReplays, runProviderContract, type ContractSubject } from '../provider-contract.ts';
+import { runFixtureReplays, runProviderContract, type ContractSubject } from '../../testing/provider-contract.ts';
 import { createOpenAICompatibleProvider } from './openai-compatible-provider.ts';
 
 const usage = (inputTokens: number, outputTokens: number, more: Partial<Usage> = {}): Usage => ({

@@ -1,14 +1,14 @@
 import type { ProviderConfig } from '../../config/schema.ts';
-import type { ChatResult } from '../../protocol/canonical/chat-result.ts';
-import type { StreamPart } from '../../protocol/canonical/stream-part.ts';
+import type { ChatResult } from '../../canonical/chat-result.ts';
+import type { StreamPart } from '../../canonical/stream-part.ts';
 import type { ProviderAdapter, ProviderCall } from '../provider.ts';
-import { SseDecoder, type SseEvent } from '../sse/parse-sse.ts';
+import { SseDecoder, type SseEvent } from '../../formats/sse/parse-sse.ts';
 import { bodyChunks, createUpstreamAgent, discardBody, postJson, readJson, transportFailure } from '../upstream-http.ts';
-import { OpenAIStreamState } from './convert-from-openai-chunks.ts';
-import { convertFromOpenAIResponse } from './convert-from-openai-response.ts';
-import { convertToOpenAIRequest } from './convert-to-openai-request.ts';
-import { invalidResponse } from './map-openai-error.ts';
-import { OpenAIChunkReader } from './parse-openai-chunks.ts';
+import { OpenAIStreamState } from '../../formats/openai-chat/convert-from-openai-chunks.ts';
+import { convertFromOpenAIResponse } from '../../formats/openai-chat/convert-from-openai-response.ts';
+import { convertToOpenAIRequest } from '../../formats/openai-chat/convert-to-openai-request.ts';
+import { invalidResponse } from '../../formats/openai-chat/openai-chat-errors.ts';
+import { OpenAIChunkReader } from '../../formats/openai-chat/parse-openai-chunks.ts';
 
 /** Any server speaking OpenAI chat completions: OpenAI, vLLM, Ollama, llama.cpp, Groq, Together, OpenRouter... */
 export function createOpenAICompatibleProvider(config: ProviderConfig): ProviderAdapter {

@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { parseConfig } from '../../config/load-config.ts';
-import type { StreamPart } from '../../protocol/canonical/stream-part.ts';
+import type { StreamPart } from '../../canonical/stream-part.ts';
 import type { ProviderCall } from '../provider.ts';
 import { ProviderError } from '../provider-error.ts';
 import { createSimulatedProvider } from './simulated-provider.ts';

@@ -1,10 +1,10 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { ProviderConfig, SimulatedScriptEntry } from '../../config/schema.ts';
-import { toolResultText, type ChatRequest } from '../../protocol/canonical/chat-request.ts';
-import type { ChatResult, FinishReason, Usage } from '../../protocol/canonical/chat-result.ts';
-import type { StreamPart } from '../../protocol/canonical/stream-part.ts';
-import { countInputTokens } from '../../protocol/canonical/token-estimate.ts';
-import { countTextTokens } from '../../protocol/canonical/text-token-count.ts';
+import { toolResultText, type ChatRequest } from '../../canonical/chat-request.ts';
+import type { ChatResult, FinishReason, Usage } from '../../canonical/chat-result.ts';
+import type { StreamPart } from '../../canonical/stream-part.ts';
+import { countInputTokens } from '../../tokens/token-estimate.ts';
+import { countTextTokens } from '../../tokens/text-token-count.ts';
 import type { ProviderAdapter, ProviderCall } from '../provider.ts';
 import { ProviderError } from '../provider-error.ts';
 

@@ -1,0 +1,21 @@
+import { MessageStreamEncoder } from './message-stream-encoder.ts';
+import { parseBetas, parseMessagesRequest, type ParsedMessagesRequest } from './parse-messages-request.ts';
+import { messageId, renderMessage } from './render-message.ts';
+import type { ChatWire } from '../chat-wire.ts';
+
+/** POST /v1/messages in the Anthropic Messages wire format. */
+export const anthropicMessagesWire: ChatWire<ParsedMessagesRequest> = {
+  parse: (body, headers) => parseMessagesRequest(body, { betas: parseBetas(headers['anthropic-beta']) }),
+  answerId: messageId,
+  startsWithUsage: true,
+  renderResult: (context, result, usage) => renderMessage({ id: context.id, model: context.model, result, usage }),
+  createEncoder(context) {
+    const encoder = new MessageStreamEncoder(context.id, context.model, context.startUsage);
+    return {
+      start: () => encoder.start(),
+      part: (part) => encoder.part(part),
+      end: (usage) => encoder.end(usage),
+      fail: (error, requestId) => encoder.fail(error, requestId),
+    };
+  },
+};

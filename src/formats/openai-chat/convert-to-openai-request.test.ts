@@ -1,0 +1,117 @@
+import { describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import type { ModelConfig } from '../../config/schema.ts';
+import type { ChatRequest } from '../../canonical/chat-request.ts';
+import type { ProviderCall } from '../../providers/provider.ts';
+import { convertToOpenAIRequest } from './convert-to-openai-request.ts';
+
+const model = { upstream: 'alpha', capabilities: { tools: true, vision: true, reasoning: false } } as ModelConfig;
+const cache = { type: 'ephemeral' };
+
+function convert(request: Partial<ChatRequest>, stream = false) {
+  const call: ProviderCall = {
+    request: { messages: [{ role: 'user', content: [{ type: 'text', text: 'hi' }] }], passThrough: { format: 'openai', fields: {} }, ...request },
+    model,
+    maxOutputTokens: 1_000,
+    signal: new AbortController().signal,
+  };
+  return convertToOpenAIRequest(call, stream);
+}
+
+describe('a request that came in the Anthropic format', () => {
+  test('translates metadata.user_id to user and drops the fields OpenAI has no equivalent for', () => {
+    const body = convert({
+      passThrough: {
+        format: 'anthropic',
+        fields: {
+          metadata: { user_id: '{"session_id":"s"}' },
+          context_management: { edits: [] },
+          top_k: 5,
+          container: 'c',
+          mcp_servers: [],
+          output_config: { format: {} },
+          service_tier: 'standard_only',
+        },
+      },
+    });
+    assert.deepEqual(Object.keys(body).sort(), ['max_tokens', 'messages', 'model', 'user']);
+    assert.equal(body.user, '{"session_id":"s"}');
+    assert.equal(convert({ passThrough: { format: 'anthropic', fields: { service_tier: 'auto' } } }).service_tier, 'auto');
+  });
+
+  test('cache breakpoints and signed thinking leave no trace', () => {
+    const body = convert({
+      messages: [
+        { role: 'system', content: 'S', cacheControl: cache },
+        { role: 'user', content: [{ type: 'text', text: 'q', cacheControl: cache }] },
+        { role: 'assistant', content: 'a', reasoning: [{ text: 't', signature: 's' }, { redacted: 'r' }], cacheControl: cache },
+      ],
+    });
+    assert.deepEqual(body.messages, [
+      { role: 'system', content: 'S' },
+      { role: 'user', content: 'q' },
+      { role: 'assistant', content: 'a' },
+    ]);
+  });
+
+  test('tool results with images: text in the tool message, images in one user message after the results', () => {
+    const body = convert({
+      messages: [
+        {
+          role: 'assistant',
+          content: null,
+          toolCalls: [
+            { id: 'a', name: 'Read', arguments: '{}' },
+            { id: 'b', name: 'Read', arguments: '{}' },
+          ],
+        },
+        {
+          role: 'tool',
+          toolCallId: 'a',
+          content: [
+            { type: 'text', text: 'png:' },
+            { type: 'image', url: 'data:image/png;base64,AAAA' },
+          ],
+          isError: false,
+        },
+        { role: 'tool', toolCallId: 'b', content: 'plain', cacheControl: cache },
+        { role: 'user', content: [{ type: 'text', text: 'next' }] },
+      ],
+    });
+    assert.deepEqual((body.messages as unknown[]).slice(1), [
+      { role: 'tool', tool_call_id: 'a', content: 'png:' },
+      { role: 'tool', tool_call_id: 'b', content: 'plain' },
+      {
+        role: 'user',
+        content: [
+          { type: 'text', text: 'Images returned by the tool calls above:' },
+          { type: 'image_url', image_url: { url: 'data:image/png;base64,AAAA' } },
+        ],
+      },
+      { role: 'user', content: 'next' },
+    ]);
+  });
+
+  test("Anthropic's built-in tools and extra tool fields are dropped, with a tool choice naming them", () => {
+    const tools = [
+      { name: 'Bash', parameters: { type: 'object' }, cacheControl: cache, extra: { defer_loading: true } },
+      { name: 'web_search', extra: { type: 'web_search_20250305' } },
+    ];
+    const body = convert({ tools, toolChoice: { name: 'web_search' }, parallelToolCalls: false });
+    assert.deepEqual(body.tools, [{ type: 'function', function: { name: 'Bash', parameters: { type: 'object' } } }]);
+    assert.equal('tool_choice' in body, false);
+    assert.equal(body.parallel_tool_calls, false);
+    assert.deepEqual(convert({ tools, toolChoice: { name: 'Bash' } }).tool_choice, { type: 'function', function: { name: 'Bash' } });
+    const onlyBuiltIn = convert({ tools: [tools[1]!], toolChoice: 'required' });
+    assert.equal('tools' in onlyBuiltIn, false);
+    assert.equal('tool_choice' in onlyBuiltIn, false);
+  });
+});
+
+test('an OpenAI client still gets its fields forwarded as sent', () => {
+  const body = convert({ passThrough: { format: 'openai', fields: { logit_bias: { 1: 2 }, user: 'u' } }, toolChoice: 'required', stop: ['x'] }, true);
+  assert.deepEqual(body.logit_bias, { 1: 2 });
+  assert.equal(body.user, 'u');
+  assert.equal(body.tool_choice, 'required', 'no tool was dropped, so the choice goes as asked');
+  assert.deepEqual(body.stream_options, { include_usage: true });
+});

@@ -1,0 +1,47 @@
+import type { FastifyInstance } from 'fastify';
+import { requireModelAllowed, requireScope } from '../../auth/key-authenticator.ts';
+import { countInputTokens, inputFits } from '../../tokens/token-estimate.ts';
+import type { ModelConfig } from '../../config/schema.ts';
+import { GatewayError } from '../../errors/gateway-error.ts';
+import { parseBetas, parseMessagesRequest } from '../../formats/anthropic-messages/parse-messages-request.ts';
+import type { ModelCatalog } from '../../routing/model-catalog.ts';
+import { serveChat } from './chat-pipeline.ts';
+import type { GatewayDeps } from '../gateway-deps.ts';
+import { authenticatedKey } from '../request-context.ts';
+import { anthropicMessagesWire } from '../../formats/anthropic-messages/anthropic-messages-wire.ts';
+
+/** The model a count is made for: the model itself, or an alias's first candidate. */
+function firstCandidate(catalog: ModelCatalog, requested: string): ModelConfig {
+  const model = catalog.aliases.get(requested)?.candidates[0] ?? catalog.models.get(requested);
+  if (!model) throw new GatewayError('unsupported_model', `model "${requested}" is neither an alias nor a model id listed by GET /v1/models`);
+  return model;
+}
+
+/**
+ * The Anthropic Messages API, for Claude Code and the Anthropic SDKs: POST /v1/messages
+ * (served like a chat completion, by any candidate) and POST /v1/messages/count_tokens.
+ * Claude Code adds `?beta=true`, which needs nothing here.
+ */
+export function registerMessagesRoutes(app: FastifyInstance, deps: GatewayDeps): void {
+  app.post('/v1/messages', { config: { wire: 'anthropic', billable: 'messages' } }, (request, reply) =>
+    serveChat(deps, anthropicMessagesWire, request, reply),
+  );
+
+  // A free estimate (Claude Code's /context): no provider call, so no receipt and no rate limit.
+  app.post('/v1/messages/count_tokens', { config: { wire: 'anthropic' } }, async (request) => {
+    const key = authenticatedKey(request);
+    requireScope(key, 'inference');
+    const parsed = parseMessagesRequest(request.body, { betas: parseBetas(request.headers['anthropic-beta']) });
+    requireModelAllowed(key, parsed.model);
+    const model = firstCandidate(deps.catalog, parsed.model);
+    // Counting is bounded by the context window: a larger prompt is refused on a bound.
+    const fit = await inputFits(parsed.request, model, model.contextWindow);
+    if (!fit.fits) {
+      throw new GatewayError(
+        'context_too_large',
+        `The prompt counts at least ${fit.tokens} tokens; ${model.id} has a context window of ${model.contextWindow}.`,
+      );
+    }
+    return { input_tokens: await countInputTokens(parsed.request, model) };
+  });
+}

@@ -1,0 +1,203 @@
+import { countTexts, MEASURE_SLICE, tokenFloors, utf8Bytes, utf8BytesInSlices } from './text-token-count.ts';
+import type { ChatRequest, ContentPart } from '../canonical/chat-request.ts';
+
+/**
+ * Token counts the gateway makes itself: the input upper bound a hold is based on, and a fair
+ * count of output forwarded before a stream was cut short.
+ *
+ * Counts use cl100k_base. It is less efficient than o200k_base (OpenAI's current models) on
+ * non-Latin text and close to it on English and code, so it is the safer base for OpenAI; the
+ * margin covers Claude's own tokenizer, which is not public and counts somewhat above cl100k.
+ */
+
+/** Multiplier over cl100k counts of the input text, tool schemas and tool calls. */
+export const INPUT_MARGIN = 1.35;
+/** Chat-format priming of a request (OpenAI counts 3). */
+const REQUEST_OVERHEAD = 8;
+/** Role and separator tokens around each message (OpenAI counts 3). */
+const PER_MESSAGE_OVERHEAD = 4;
+/** Tool-use system prompt the provider injects when tools are present (Anthropic: a few hundred). */
+export const TOOL_USE_OVERHEAD = 500;
+/** Framing of each tool definition, beyond the JSON of its name, description and parameters. */
+const PER_TOOL_OVERHEAD = 8;
+/** Framing of each tool call in an assistant message (id, type, separators). */
+const PER_TOOL_CALL_OVERHEAD = 8;
+
+/** What an input estimate is made of, before the margin and the model's image size apply. */
+interface InputMeasure {
+  /** Message text, tool calls, tool results, tool schemas: what the tokenizer counts. */
+  texts: string[];
+  /** UTF-8 bytes of `texts`: an upper bound of their tokens. */
+  textBytes: number;
+  /** cl100k tokens of `texts`, once counted. */
+  textTokens?: number;
+  /** `tokenFloors` of `texts`, once weighed in full. */
+  textFloors?: number[];
+  /** A lower bound of `textTokens`, once needed. */
+  textFloor?: number;
+  /** Framing tokens, counted exactly (no margin). */
+  framingTokens: number;
+  images: number;
+}
+
+function collectInput(request: ChatRequest): Omit<InputMeasure, 'textBytes'> {
+  const texts: string[] = [];
+  let framingTokens = REQUEST_OVERHEAD;
+  let images = 0;
+  const addParts = (parts: ContentPart[]) => {
+    for (const part of parts) {
+      if (part.type === 'text') texts.push(part.text);
+      else images++;
+    }
+  };
+  for (const message of request.messages) {
+    framingTokens += PER_MESSAGE_OVERHEAD;
+    switch (message.role) {
+      case 'user':
+        addParts(message.content);
+        break;
+      case 'tool':
+        if (typeof message.content === 'string') texts.push(message.content);
+        else addParts(message.content);
+        break;
+      case 'assistant':
+        texts.push(message.content ?? '');
+        // Signed reasoning sent back is prompt again (redacted blocks carry no countable text).
+        for (const block of message.reasoning ?? []) if ('text' in block) texts.push(block.text);
+        for (const call of message.toolCalls ?? []) {
+          texts.push(call.name, call.arguments);
+          framingTokens += PER_TOOL_CALL_OVERHEAD;
+        }
+        break;
+      default:
+        texts.push(message.content);
+    }
+  }
+  const tools = request.tools ?? [];
+  if (tools.length > 0) framingTokens += TOOL_USE_OVERHEAD;
+  for (const tool of tools) {
+    texts.push(JSON.stringify({ name: tool.name, description: tool.description, parameters: tool.parameters }));
+    framingTokens += PER_TOOL_OVERHEAD;
+  }
+  // Providers count a structured-output schema as prompt tokens (Anthropic's forced tool too).
+  if (request.responseFormat?.type === 'json_schema') {
+    texts.push(JSON.stringify(request.responseFormat.schema));
+    framingTokens += TOOL_USE_OVERHEAD;
+  }
+  return { texts, framingTokens, images };
+}
+
+/** What a count needs to know of the model (a configured model fits): its image size. */
+export interface TokenCountingModel {
+  maxImageTokens: number;
+}
+
+// A request is measured once, by routing, the hold and the answer; the measure does not depend on
+// the model, and a canonical request is not changed after parsing.
+const measured = new WeakMap<ChatRequest, InputMeasure>();
+
+function measureOf(request: ChatRequest): InputMeasure {
+  let measure = measured.get(request);
+  if (!measure) {
+    const collected = collectInput(request);
+    measure = { ...collected, textBytes: collected.texts.reduce((sum, text) => sum + utf8Bytes(text), 0) };
+    measured.set(request, measure);
+  }
+  return measure;
+}
+
+/** `measureOf`, with the bytes of a text of megabytes measured in slices of the event loop's turns. */
+async function measureInSlices(request: ChatRequest): Promise<InputMeasure> {
+  const known = measured.get(request);
+  if (known) return known;
+  const collected = collectInput(request);
+  let textBytes = 0;
+  for (const text of collected.texts) textBytes += text.length > MEASURE_SLICE ? await utf8BytesInSlices(text) : utf8Bytes(text);
+  // Measured meanwhile by another caller: one measure per request.
+  const measure = measured.get(request) ?? { ...collected, textBytes };
+  measured.set(request, measure);
+  return measure;
+}
+
+const fixedTokens = (measure: InputMeasure, model: TokenCountingModel) => measure.framingTokens + measure.images * model.maxImageTokens;
+
+/**
+ * Upper bound of the prompt tokens `model` will report for `request`, from what is known now:
+ * the text's UTF-8 bytes until it was counted, then the smaller of those bytes and its cl100k
+ * count times INPUT_MARGIN; plus framing per request, message, tool and tool call, the tool-use
+ * prompt when tools are present, and every image at the model's per-image maximum. Cheap: it
+ * never runs the tokenizer, so a hold is placed on it first and the prompt is counted only
+ * when that hold does not fit (`countInput`, then this again: see reserveWorstCase).
+ */
+export function inputTokenCeiling(request: ChatRequest, model: TokenCountingModel): number {
+  const measure = measureOf(request);
+  const text = measure.textTokens === undefined ? measure.textBytes : Math.min(measure.textBytes, Math.ceil(measure.textTokens * INPUT_MARGIN));
+  return text + fixedTokens(measure, model);
+}
+
+/**
+ * The least `inputTokenCeiling` can be once the prompt is counted: its floor in place of the
+ * count (the count is at least the floor). No tokenizer: one pass over the bytes at most.
+ */
+export async function inputTokenCeilingAtLeast(request: ChatRequest, model: TokenCountingModel): Promise<number> {
+  const measure = await measureInSlices(request);
+  if (measure.textTokens !== undefined) return inputTokenCeiling(request, model);
+  if (measure.textFloor === undefined) {
+    const weighed = await tokenFloors(measure.texts);
+    measure.textFloors = weighed.floors;
+    measure.textFloor = weighed.total;
+  }
+  return Math.min(measure.textBytes, Math.ceil(measure.textFloor * INPUT_MARGIN)) + fixedTokens(measure, model);
+}
+
+/** Counts the prompt's text (in bounded slices, off the hot path's event loop turns); once. */
+export async function countInput(request: ChatRequest): Promise<void> {
+  const measure = await measureInSlices(request);
+  if (measure.textTokens === undefined) measure.textTokens = (await countTexts(measure.texts)).tokens;
+}
+
+/** The counted upper bound: `inputTokenCeiling` after `countInput`. */
+export async function estimateInputTokens(request: ChatRequest, model: TokenCountingModel): Promise<number> {
+  await countInput(request);
+  return inputTokenCeiling(request, model);
+}
+
+/**
+ * A fair count of the prompt, without the safety margin: what a cut-short request is billed
+ * for when the provider never reported usage, and what a client is told the prompt counts.
+ */
+export async function countInputTokens(request: ChatRequest, model: TokenCountingModel): Promise<number> {
+  await countInput(request);
+  return measureOf(request).textTokens! + fixedTokens(measureOf(request), model);
+}
+
+export interface InputFit {
+  fits: boolean;
+  /** The fair count when counted, else the bound that decided (`fits`: upper, else lower). */
+  tokens: number;
+  /** Whether `tokens` is a bound rather than a count. */
+  bound: boolean;
+}
+
+/**
+ * Whether the prompt's fair count is at most `limit` tokens. Bounds decide when they can (the
+ * UTF-8 bytes fit, or a lower bound does not); the tokenizer runs only between them, and stops
+ * once the count passes `limit`. A multi-megabyte prompt is decided in milliseconds either way.
+ */
+export async function inputFits(request: ChatRequest, model: TokenCountingModel, limit: number): Promise<InputFit> {
+  const measure = await measureInSlices(request);
+  const room = limit - fixedTokens(measure, model);
+  if (measure.textTokens !== undefined) return { fits: measure.textTokens <= room, tokens: measure.textTokens + limit - room, bound: false };
+  if (measure.textBytes <= room) return { fits: true, tokens: measure.textBytes + limit - room, bound: true };
+  // Weighed once in full; a weighing stopped past a smaller limit is only a floor, weighed again when the limit is larger.
+  if (measure.textFloors === undefined && (measure.textFloor ?? 0) <= room) {
+    const weighed = await tokenFloors(measure.texts, room);
+    measure.textFloor = Math.max(measure.textFloor ?? 0, weighed.total);
+    if (weighed.complete) measure.textFloors = weighed.floors;
+  }
+  if (measure.textFloor! > room) return { fits: false, tokens: measure.textFloor! + limit - room, bound: true };
+  const counted = await countTexts(measure.texts, room, measure.textFloors);
+  if (counted.complete) measure.textTokens = counted.tokens;
+  else measure.textFloor = Math.max(measure.textFloor!, counted.tokens);
+  return { fits: counted.complete && counted.tokens <= room, tokens: counted.tokens + limit - room, bound: !counted.complete };
+}
