@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { applyEdits, type ApplyOutcome } from './apply-edits.ts';
-import type { Edit } from './parse-edits.ts';
+import type { Edit } from './edit.ts';
 import type { SourceFile } from './source-file.ts';
 
 const replace = (path: string, search: string, replacement: string, lineHint?: number): Edit =>

@@ -1,4 +1,4 @@
-import type { Edit } from './parse-edits.ts';
+import type { Edit } from './edit.ts';
 import type { SourceFile } from './source-file.ts';
 import { elidedLines } from './elision.ts';
 import { findMatches, type Match } from './find-match.ts';

@@ -1,19 +1,7 @@
+import type { Edit } from './edit.ts';
 import { pathOfInfo, pathOfLine } from './path-line.ts';
 import { readSearchReplace, searchMarker } from './parse-search-replace.ts';
 import { readUnifiedDiff, startsDiff } from './parse-unified-diff.ts';
-
-export type Edit =
-  | {
-      kind: 'replace';
-      path: string;
-      search: string;
-      replace: string;
-      format: 'search-replace' | 'unified-diff';
-      /** 1-based line the diff hunk claimed, a hint only */
-      lineHint?: number;
-    }
-  | { kind: 'create'; path: string; content: string; format: 'search-replace' | 'unified-diff' }
-  | { kind: 'whole-file'; path: string; content: string };
 
 export interface ParsedReply {
   edits: Edit[];

@@ -1,4 +1,4 @@
-import type { Edit } from './parse-edits.ts';
+import type { Edit } from './edit.ts';
 import { pathOfLine } from './path-line.ts';
 
 export const searchMarker = /^\s*<{5,9} ?SEARCH\b.*$/;

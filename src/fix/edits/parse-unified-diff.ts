@@ -1,4 +1,4 @@
-import type { Edit } from './parse-edits.ts';
+import type { Edit } from './edit.ts';
 import { pathOfDiffHeader } from './path-line.ts';
 
 export interface DiffRead {

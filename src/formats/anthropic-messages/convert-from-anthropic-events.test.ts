@@ -2,17 +2,15 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { StreamPart } from '../../canonical/stream-part.ts';
 import type { AnthropicStreamEvent } from './anthropic-wire-types.ts';
-import { convertFromAnthropicEvents } from './convert-from-anthropic-events.ts';
+import { AnthropicStreamState } from './convert-from-anthropic-events.ts';
 import { AnthropicFormatError, AnthropicStreamInterrupted } from './anthropic-format-errors.ts';
-
-async function* from(events: AnthropicStreamEvent[]): AsyncGenerator<AnthropicStreamEvent> {
-  for (const event of events) yield event;
-}
 
 async function run(events: AnthropicStreamEvent[]): Promise<{ parts: StreamPart[]; error?: unknown }> {
   const parts: StreamPart[] = [];
   try {
-    for await (const part of convertFromAnthropicEvents(from(events))) parts.push(part);
+    const state = new AnthropicStreamState();
+    for (const event of events) parts.push(...state.accept(event));
+    state.finish();
     return { parts };
   } catch (error) {
     return { parts, error };

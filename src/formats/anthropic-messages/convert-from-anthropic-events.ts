@@ -6,27 +6,13 @@ import { mapAnthropicStopReason } from './map-anthropic-stop-reason.ts';
 import { mapAnthropicUsage } from './map-anthropic-usage.ts';
 
 /**
- * Anthropic stream events -> canonical stream parts, ending with exactly one `finish`.
+ * Anthropic stream events -> canonical stream parts, as a synchronous stage: `accept` each event,
+ * then `finish` once the body ended. The parts end with exactly one `finish` (at message_stop).
  * Throws AnthropicStreamInterrupted for an `event: error` or a stream that ends before
  * message_stop, AnthropicFormatError for events without the documented fields.
  * https://docs.anthropic.com/en/docs/build-with-claude/streaming
  */
-export async function* convertFromAnthropicEvents(
-  events: AsyncIterable<AnthropicStreamEvent>,
-  /** Told the prompt count message_start carries, before any content. */
-  onInputUsage?: (usage: Usage) => void,
-): AsyncGenerator<StreamPart> {
-  const state = new AnthropicStreamState(onInputUsage);
-  for await (const event of events) {
-    // Keep reading after message_stop: draining the body lets the connection be reused.
-    if (state.finished) continue;
-    yield* state.accept(event);
-  }
-  if (!state.finished) throw new AnthropicStreamInterrupted('the stream ended before message_stop');
-}
-
-/** What the converter must remember between events. */
-class AnthropicStreamState {
+export class AnthropicStreamState {
   finished = false;
   // Usage arrives in halves: the input side in message_start, the output count in message_delta.
   private usage: AnthropicUsage | undefined;
@@ -38,9 +24,12 @@ class AnthropicStreamState {
   // Tool blocks whose input has not streamed a fragment yet.
   private readonly toolsWithoutInput = new Set<number>();
 
+  /** `onInputUsage` is told the prompt count message_start carries, before any content. */
   constructor(private readonly onInputUsage?: (usage: Usage) => void) {}
 
   accept(event: AnthropicStreamEvent): StreamPart[] {
+    // Events after message_stop are read (draining the body lets the connection be reused) and ignored.
+    if (this.finished) return [];
     switch (event.type) {
       case 'message_start':
         if (isRecord(event.message) && isRecord(event.message.usage)) {
@@ -123,6 +112,11 @@ class AnthropicStreamState {
         // citations_delta has no canonical counterpart.
         return [];
     }
+  }
+
+  /** The body ended: a stream cut before message_stop is a failure. */
+  finish(): void {
+    if (!this.finished) throw new AnthropicStreamInterrupted('the stream ended before message_stop');
   }
 
   /** Later counts replace earlier ones: message_delta's usage is cumulative. */

@@ -64,26 +64,26 @@ export function unwrapJsonTool(result: ChatResult): ChatResult {
   };
 }
 
-/** The same for a stream: the JSON tool's argument pieces become text pieces, its start disappears. */
-export async function* unwrapJsonToolParts(parts: AsyncIterable<StreamPart>): AsyncGenerator<StreamPart> {
-  let jsonIndex: number | null = null;
-  let otherCalls = false;
-  for await (const part of parts) {
+/** The same for a stream, as a synchronous stage: the JSON tool's argument pieces become text pieces, its start disappears. */
+export class JsonToolUnwrapper {
+  private jsonIndex: number | null = null;
+  private otherCalls = false;
+
+  /** The part as the client expects it, or null when it says nothing to the client. */
+  map(part: StreamPart): StreamPart | null {
     if (part.type === 'tool-call-start') {
       if (part.name === JSON_TOOL) {
-        jsonIndex = part.index;
-        continue;
+        this.jsonIndex = part.index;
+        return null;
       }
-      otherCalls = true;
+      this.otherCalls = true;
     }
-    if (part.type === 'tool-call-delta' && part.index === jsonIndex) {
-      if (part.argumentsDelta) yield { type: 'text-delta', text: part.argumentsDelta };
-      continue;
+    if (part.type === 'tool-call-delta' && part.index === this.jsonIndex) {
+      return part.argumentsDelta ? { type: 'text-delta', text: part.argumentsDelta } : null;
     }
-    if (part.type === 'finish' && jsonIndex !== null && !otherCalls && part.finishReason === 'tool_calls') {
-      yield { ...part, finishReason: 'stop' };
-      continue;
+    if (part.type === 'finish' && this.jsonIndex !== null && !this.otherCalls && part.finishReason === 'tool_calls') {
+      return { ...part, finishReason: 'stop' };
     }
-    yield part;
+    return part;
   }
 }

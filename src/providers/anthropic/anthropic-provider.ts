@@ -2,16 +2,16 @@ import type { ProviderConfig } from '../../config/schema.ts';
 import type { ChatResult } from '../../canonical/chat-result.ts';
 import type { StreamPart } from '../../canonical/stream-part.ts';
 import type { ProviderAdapter, ProviderCall } from '../provider.ts';
-import { parseSse } from '../../formats/sse/parse-sse.ts';
+import { SseDecoder, type SseEvent } from '../../formats/sse/parse-sse.ts';
 import { bodyChunks, createUpstreamAgent, discardBody, postJson, readJson } from '../upstream-http.ts';
 import type { AnthropicMessagesBody } from '../../formats/anthropic-messages/anthropic-wire-types.ts';
-import { convertFromAnthropicEvents } from '../../formats/anthropic-messages/convert-from-anthropic-events.ts';
+import { AnthropicStreamState } from '../../formats/anthropic-messages/convert-from-anthropic-events.ts';
 import { convertFromAnthropicMessage } from '../../formats/anthropic-messages/convert-from-anthropic-message.ts';
 import { convertToAnthropicRequest } from '../../formats/anthropic-messages/convert-to-anthropic-request.ts';
 import { AnthropicFormatError } from '../../formats/anthropic-messages/anthropic-format-errors.ts';
 import { toProviderError } from './map-anthropic-error.ts';
-import { parseAnthropicEvents } from '../../formats/anthropic-messages/parse-anthropic-events.ts';
-import { answersThroughJsonTool, unwrapJsonTool, unwrapJsonToolParts } from '../../formats/anthropic-messages/structured-output.ts';
+import { readAnthropicEvent } from '../../formats/anthropic-messages/parse-anthropic-events.ts';
+import { answersThroughJsonTool, JsonToolUnwrapper, unwrapJsonTool } from '../../formats/anthropic-messages/structured-output.ts';
 
 /** The API version this adapter's request and response shapes follow. */
 export const ANTHROPIC_VERSION = '2023-06-01';
@@ -52,8 +52,23 @@ export function createAnthropicProvider(config: ProviderConfig): ProviderAdapter
       if (!contentType.includes('text/event-stream')) {
         throw new AnthropicFormatError(`expected text/event-stream, got ${contentType || 'no content-type'}`);
       }
-      const parts = convertFromAnthropicEvents(parseAnthropicEvents(parseSse(bodyChunks(response, call.signal))), call.onInputUsage);
-      yield* answersThroughJsonTool(call.request, call.model.capabilities.structured_output === true) ? unwrapJsonToolParts(parts) : parts;
+      // Bytes -> events -> parts as synchronous stages of one loop, as the OpenAI-compatible adapter does.
+      const events = new SseDecoder();
+      const state = new AnthropicStreamState(call.onInputUsage);
+      const unwrap = answersThroughJsonTool(call.request, call.model.capabilities.structured_output === true) ? new JsonToolUnwrapper() : null;
+      // Lazily: parts before a failing event still reach the client before the failure.
+      function* partsOf(completed: SseEvent[]): Generator<StreamPart> {
+        for (const event of completed) {
+          if (state.finished) continue;
+          for (const part of state.accept(readAnthropicEvent(event))) {
+            const mapped = unwrap ? unwrap.map(part) : part;
+            if (mapped) yield mapped;
+          }
+        }
+      }
+      for await (const bytes of bodyChunks(response, call.signal)) for (const part of partsOf(events.push(bytes))) yield part;
+      for (const part of partsOf(events.finish())) yield part;
+      state.finish();
     } catch (error) {
       throw toProviderError(error, call.signal);
     } finally {
