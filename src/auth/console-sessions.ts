@@ -2,7 +2,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import { GatewayError } from '../errors/gateway-error.ts';
 import { newSuffix } from '../lib/ids.ts';
 import type { MemberRecord, SessionRecord } from '../storage/records.ts';
-import type { Store } from '../storage/store.ts';
+import type { ConsoleStore } from '../storage/console-store.ts';
 
 export const SESSION_COOKIE = 'svc_session';
 export const SESSION_TTL_MS = 7 * 24 * 60 * 60_000;
@@ -40,7 +40,7 @@ export interface SignedIn {
  */
 export class ConsoleSessions {
   constructor(
-    private readonly store: Store,
+    private readonly store: ConsoleStore,
     private readonly now: () => number = Date.now,
   ) {}
 

@@ -1,6 +1,7 @@
 import { newKeyId } from '../lib/ids.ts';
 import type { ApiKeyRecord, Scope } from '../storage/records.ts';
-import { DEFAULT_ACCOUNT_ID, type Store } from '../storage/store.ts';
+import type { KeyStore } from '../storage/key-store.ts';
+import { DEFAULT_ACCOUNT_ID } from '../storage/store.ts';
 import { displayPrefix, hashApiKey, mintApiKey } from './api-key-format.ts';
 
 export interface KeyOptions {
@@ -18,7 +19,7 @@ export interface KeyOptions {
 }
 
 /** Mint a key and store only its hash and display prefix. The returned key is the only copy. */
-export async function issueApiKey(store: Store, options: KeyOptions = {}): Promise<{ key: string; record: ApiKeyRecord }> {
+export async function issueApiKey(store: KeyStore, options: KeyOptions = {}): Promise<{ key: string; record: ApiKeyRecord }> {
   const key = mintApiKey();
   const record: ApiKeyRecord = {
     id: newKeyId(),

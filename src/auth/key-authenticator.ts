@@ -1,6 +1,6 @@
 import { GatewayError } from '../errors/gateway-error.ts';
 import type { ApiKeyRecord, Scope } from '../storage/records.ts';
-import type { Store } from '../storage/store.ts';
+import type { KeyStore } from '../storage/key-store.ts';
 import { VersionedCache } from '../cache/versioned-cache.ts';
 import { hashApiKey, isWellFormedApiKey } from './api-key-format.ts';
 
@@ -57,7 +57,7 @@ export class KeyAuthenticator {
 
   /** `changeTokenOf` moves whenever keys change in any process (see open-shared-state.ts). */
   constructor(
-    private readonly store: Store,
+    private readonly store: KeyStore,
     private readonly changeTokenOf: () => Promise<unknown>,
   ) {}
 

@@ -1,5 +1,5 @@
 import type { Redis } from 'ioredis';
-import type { Store } from '../storage/store.ts';
+import type { ConsoleStore } from '../storage/console-store.ts';
 import { newSignInNonce } from './siwe/new-nonce.ts';
 import { SIGN_IN_VALIDITY_MS } from './siwe/sign-in-settings.ts';
 
@@ -37,7 +37,7 @@ export function redisSignInNonces(redis: Redis): SignInNonces {
 }
 
 /** In the database, for deployments without Redis. */
-export function storeSignInNonces(store: Store): SignInNonces {
+export function storeSignInNonces(store: ConsoleStore): SignInNonces {
   return {
     async issue(address, now) {
       const nonce = newSignInNonce();

@@ -1,4 +1,4 @@
-import type { Store } from '../storage/store.ts';
+import type { LedgerStore } from '../storage/ledger-store.ts';
 import { ownerIsDead } from './hold-owner.ts';
 
 /**
@@ -15,7 +15,7 @@ export class HoldKeeper {
   readonly live = new Set<string>();
 
   constructor(
-    private readonly store: Store,
+    private readonly store: LedgerStore,
     readonly owner: string,
     private readonly ttlMs: number,
     private readonly onError: (error: unknown) => void,

@@ -4,7 +4,7 @@ import { formatUsd } from '../lib/money.ts';
 import type { Usage } from '../canonical/chat-result.ts';
 import type { Attempt } from '../routing/attempt.ts';
 import type { ApiKeyRecord, HoldDecision, HoldRecord, ReceiptRecord, ReceiptStatus } from '../storage/records.ts';
-import type { Store } from '../storage/store.ts';
+import type { LedgerStore } from '../storage/ledger-store.ts';
 import { costOfUsage, pricesOf } from './price-usage.ts';
 
 /** Where holds get their owner and expiry; `live`, when given, is told which requests are in flight (hold-keeper.ts). */
@@ -47,7 +47,7 @@ export class MeteredRequest {
   private settled: Promise<ReceiptRecord> | null = null;
 
   constructor(
-    private readonly store: Store,
+    private readonly store: LedgerStore,
     readonly start: MeterStart,
     private readonly holds: HoldSource,
     private readonly onSettled: (request: MeteredRequest) => void = () => {},
@@ -237,7 +237,7 @@ export class RequestMeter {
   private drained: (() => void) | null = null;
 
   constructor(
-    private readonly store: Store,
+    private readonly store: LedgerStore,
     private readonly holds: HoldSource,
   ) {}
 

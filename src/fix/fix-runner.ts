@@ -14,7 +14,7 @@ import type { ModelHealth } from '../routing/model-health.ts';
 import type { Attempt } from '../routing/attempt.ts';
 import { planRoute } from '../routing/plan-route.ts';
 import type { ApiKeyRecord, FixQuoteRecord, FixRunEvent, FixRunRecord, FixRunStart, ReceiptStatus } from '../storage/records.ts';
-import type { Store } from '../storage/store.ts';
+import type { FixRunStore } from '../storage/fix-run-store.ts';
 import { aliasOfTier } from './fix-agents.ts';
 import type { FixInput } from './fix-input.ts';
 import { findAgent } from './fix-agents.ts';
@@ -23,7 +23,7 @@ import { runFixLoop, type FixOutcome } from './fix-loop.ts';
 export interface FixRunnerDeps {
   config: GatewayConfig;
   catalog: ModelCatalog;
-  store: Store;
+  store: FixRunStore;
   meter: RequestMeter;
   providers: ProviderRegistry;
   health: ModelHealth;

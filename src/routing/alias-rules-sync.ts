@@ -1,4 +1,4 @@
-import type { Store } from '../storage/store.ts';
+import type { ConsoleStore } from '../storage/console-store.ts';
 import type { ModelCatalog } from './model-catalog.ts';
 
 /**
@@ -11,7 +11,7 @@ export class AliasRulesSync {
   private loading: { version: string; done: Promise<void> } | null = null;
 
   constructor(
-    private readonly store: Store,
+    private readonly store: ConsoleStore,
     private readonly catalog: ModelCatalog,
     private readonly accountId: string,
   ) {}
