@@ -33,6 +33,11 @@ export interface StepView {
   detail: string | null;
 }
 
+/** A step as it starts: nothing measured yet. */
+function runningStep(index: number, kind: StepView['kind']): StepView {
+  return { index, kind, status: 'running', model: null, tokens: null, cost_nano: 0, duration_ms: null, detail: null };
+}
+
 export interface FixOutcome {
   status: Exclude<FixRunStatus, 'running'>;
   /** A git-style diff of the files before and after; null when no edit was applied. */
@@ -124,16 +129,7 @@ export async function runFixLoop(context: FixLoopContext): Promise<FixOutcome> {
       });
     }
 
-    const modelStep: StepView = {
-      index: ++index,
-      kind: 'model',
-      status: 'running',
-      model: null,
-      tokens: null,
-      cost_nano: 0,
-      duration_ms: null,
-      detail: null,
-    };
+    const modelStep = runningStep(++index, 'model');
     await context.stepStarted(modelStep);
     const startedAt = Date.now();
     let answer: StepAnswer;
@@ -154,16 +150,7 @@ export async function runFixLoop(context: FixLoopContext): Promise<FixOutcome> {
       duration_ms: Date.now() - startedAt,
     });
 
-    const checkStep: StepView = {
-      index: ++index,
-      kind: 'check',
-      status: 'running',
-      model: null,
-      tokens: null,
-      cost_nano: 0,
-      duration_ms: null,
-      detail: null,
-    };
+    const checkStep = runningStep(++index, 'check');
     await context.stepStarted(checkStep);
     const checkedAt = Date.now();
     const result = await attempt(answer.text, input);

@@ -3,7 +3,7 @@ import { describe, test } from 'node:test';
 import { sampleHold } from './ledger-contract.ts';
 import { recoveredFixRunResult } from '../storage/orphan-receipt.ts';
 import type { FixQuoteRecord, FixRunRecord, FixRunStart, HoldRecord } from '../storage/records.ts';
-import { asStored, sampleKey, sampleReceipt, storeRunner } from './store-contract.ts';
+import { asStored, sampleKey, sampleReceipt, storeRunner } from './store-samples.ts';
 import { DEFAULT_ACCOUNT_ID, type Store } from '../storage/store.ts';
 
 const OTHER_ACCOUNT = 'acct_other';

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import type { HoldRecord } from '../storage/records.ts';
-import { sampleKey, sampleReceipt, storeRunner } from './store-contract.ts';
+import { sampleKey, sampleReceipt, sampleRequest, storeRunner } from './store-samples.ts';
 import { DEFAULT_ACCOUNT_ID, type HoldJournal, type Store } from '../storage/store.ts';
 
 const DAY = '2026-11-21';
@@ -10,11 +10,7 @@ const MONTH = '2026-11';
 export function sampleHold(overrides: Partial<HoldRecord> = {}): HoldRecord {
   const id = overrides.id ?? 'rcpt_hold0001';
   return {
-    id,
-    requestId: id.replace('rcpt_', 'req_'),
-    accountId: DEFAULT_ACCOUNT_ID,
-    keyId: 'key_000000001aaaaaaaaaaaa',
-    keyPrefix: 'svc_aaaaaaaa',
+    ...sampleRequest(id),
     endpoint: 'chat.completions',
     stream: false,
     requestedModel: 'svc/fast',

@@ -25,14 +25,15 @@ export function sampleKey(overrides: Partial<ApiKeyRecord> = {}): ApiKeyRecord {
   };
 }
 
+/** Whose request a sample receipt or hold is: request id from the receipt id, the default account, the sample key. */
+export function sampleRequest(id: string): Pick<ReceiptRecord, 'id' | 'requestId' | 'accountId' | 'keyId' | 'keyPrefix'> {
+  return { id, requestId: id.replace('rcpt_', 'req_'), accountId: DEFAULT_ACCOUNT_ID, keyId: 'key_000000001aaaaaaaaaaaa', keyPrefix: 'svc_aaaaaaaa' };
+}
+
 export function sampleReceipt(overrides: Partial<ReceiptRecord> = {}): ReceiptRecord {
   const id = overrides.id ?? 'rcpt_000000001aaaaaaaaaaaa';
   return {
-    id,
-    requestId: id.replace('rcpt_', 'req_'),
-    accountId: DEFAULT_ACCOUNT_ID,
-    keyId: 'key_000000001aaaaaaaaaaaa',
-    keyPrefix: 'svc_aaaaaaaa',
+    ...sampleRequest(id),
     createdAt: '2025-01-02T00:00:00.000Z',
     status: 'succeeded',
     endpoint: '/v1/chat/completions',

@@ -141,13 +141,20 @@ export function apiKeyFromRow(row: ApiKeyRow): ApiKeyRecord {
   };
 }
 
+/** The columns a receipt and its hold share: whose request it is. */
+type RequestColumns = Pick<ReceiptRow, 'id' | 'request_id' | 'account_id' | 'key_id' | 'key_prefix'>;
+
+function requestToRow(record: Pick<ReceiptRecord, 'id' | 'requestId' | 'accountId' | 'keyId' | 'keyPrefix'>): RequestColumns {
+  return { id: record.id, request_id: record.requestId, account_id: record.accountId, key_id: record.keyId, key_prefix: record.keyPrefix };
+}
+
+function requestFromRow(row: RequestColumns): Pick<ReceiptRecord, 'id' | 'requestId' | 'accountId' | 'keyId' | 'keyPrefix'> {
+  return { id: row.id, requestId: row.request_id, accountId: row.account_id, keyId: row.key_id, keyPrefix: row.key_prefix };
+}
+
 export function receiptToRow(receipt: ReceiptRecord): ReceiptRow {
   return {
-    id: receipt.id,
-    request_id: receipt.requestId,
-    account_id: receipt.accountId,
-    key_id: receipt.keyId,
-    key_prefix: receipt.keyPrefix,
+    ...requestToRow(receipt),
     created_at: receipt.createdAt,
     created_ns: instantNanos(receipt.createdAt).toString(),
     status: receipt.status,
@@ -170,11 +177,7 @@ export function receiptToRow(receipt: ReceiptRecord): ReceiptRow {
 
 export function receiptFromRow(row: ReceiptRow): ReceiptRecord {
   return {
-    id: row.id,
-    requestId: row.request_id,
-    accountId: row.account_id,
-    keyId: row.key_id,
-    keyPrefix: row.key_prefix,
+    ...requestFromRow(row),
     createdAt: formatInstantNanos(BigInt(row.created_ns)),
     status: row.status as ReceiptStatus,
     endpoint: row.endpoint,
@@ -196,11 +199,7 @@ export function receiptFromRow(row: ReceiptRow): ReceiptRecord {
 
 export function holdToRow(hold: HoldRecord): HoldRow {
   return {
-    id: hold.id,
-    request_id: hold.requestId,
-    account_id: hold.accountId,
-    key_id: hold.keyId,
-    key_prefix: hold.keyPrefix,
+    ...requestToRow(hold),
     endpoint: hold.endpoint,
     stream: hold.stream,
     requested_model: hold.requestedModel,
@@ -216,11 +215,7 @@ export function holdToRow(hold: HoldRecord): HoldRow {
 
 export function holdFromRow(row: HoldRow): HoldRecord {
   return {
-    id: row.id,
-    requestId: row.request_id,
-    accountId: row.account_id,
-    keyId: row.key_id,
-    keyPrefix: row.key_prefix,
+    ...requestFromRow(row),
     endpoint: row.endpoint,
     stream: row.stream,
     requestedModel: row.requested_model,
