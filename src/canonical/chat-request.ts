@@ -8,10 +8,28 @@ export type ReasoningEffort = 'low' | 'medium' | 'xhigh';
  */
 export type CacheControl = Record<string, unknown>;
 
+/**
+ * What only one format's providers understand, on a message, a part or a tool, keyed by that
+ * format (in the spirit of vercel/ai's providerOptions): other providers never look at it.
+ */
+export interface PartOptions {
+  anthropic?: { cacheControl?: CacheControl };
+}
+
+/** The same for the whole request. */
+export interface RequestOptions {
+  anthropic?: {
+    /** Beta features the client enabled (the anthropic-beta header). */
+    betas?: string[];
+    /** A thinking budget the client set itself (budget_tokens); used over the reasoning level's. */
+    thinkingBudgetTokens?: number;
+  };
+}
+
 export interface TextPart {
   type: 'text';
   text: string;
-  cacheControl?: CacheControl;
+  providerOptions?: PartOptions;
 }
 
 export interface ImagePart {
@@ -19,7 +37,7 @@ export interface ImagePart {
   /** http(s) URL or data: URL. */
   url: string;
   detail?: 'auto' | 'low' | 'high';
-  cacheControl?: CacheControl;
+  providerOptions?: PartOptions;
 }
 
 export type ContentPart = TextPart | ImagePart;
@@ -39,7 +57,7 @@ export interface ToolCall {
 export type ReasoningBlock = { text: string; signature?: string } | { redacted: string };
 
 export type ChatMessage =
-  | { role: 'system' | 'developer'; content: string; cacheControl?: CacheControl }
+  | { role: 'system' | 'developer'; content: string; providerOptions?: PartOptions }
   | { role: 'user'; content: ContentPart[] }
   | {
       role: 'assistant';
@@ -48,7 +66,7 @@ export type ChatMessage =
       /** Reasoning that came before the answer, in order. */
       reasoning?: ReasoningBlock[];
       /** Cache breakpoint on the last block of the turn. */
-      cacheControl?: CacheControl;
+      providerOptions?: PartOptions;
     }
   | {
       role: 'tool';
@@ -57,7 +75,7 @@ export type ChatMessage =
       content: string | ContentPart[];
       /** The tool reported a failure. */
       isError?: boolean;
-      cacheControl?: CacheControl;
+      providerOptions?: PartOptions;
     };
 
 export interface ToolDefinition {
@@ -67,7 +85,7 @@ export interface ToolDefinition {
   parameters?: Record<string, unknown>;
   /** OpenAI structured-outputs flag, kept for providers that understand it. */
   strict?: boolean;
-  cacheControl?: CacheControl;
+  providerOptions?: PartOptions;
   /**
    * Other fields of the tool as the client sent them (e.g. Anthropic `defer_loading`, or `type`
    * of a provider's built-in tool), for a provider of the client's own format.
@@ -110,12 +128,9 @@ export interface ChatRequest {
   stop?: string[];
   /** Asked by the client; when absent the alias default applies; 'none' turns reasoning off. */
   reasoningEffort?: ReasoningEffort | 'none';
-  /** A thinking budget the client set itself (Anthropic budget_tokens); providers with budgets use it over the level's. */
-  reasoningBudgetTokens?: number;
-  /** Beta features the client enabled (Anthropic's anthropic-beta header), for providers that have them. */
-  betas?: string[];
   responseFormat?: ResponseFormat;
   passThrough: PassThrough;
+  providerOptions?: RequestOptions;
 }
 
 /** The text of a tool result, its images left out. */

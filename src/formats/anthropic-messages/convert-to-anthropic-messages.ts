@@ -17,7 +17,8 @@ export function convertToAnthropicMessages(messages: ChatMessage[]): {
       case 'system':
       case 'developer':
         // Anthropic has one system prompt and no developer role; both become system text.
-        if (message.content.trim() !== '') systemBlocks.push(withCacheControl({ type: 'text', text: message.content }, message.cacheControl));
+        if (message.content.trim() !== '')
+          systemBlocks.push(withCacheControl({ type: 'text', text: message.content }, message.providerOptions?.anthropic?.cacheControl));
         break;
       case 'user':
         appendTurn(turns, 'user', message.content.flatMap(convertUserPart));
@@ -57,9 +58,10 @@ function appendTurn(turns: AnthropicRequestMessage[], role: 'user' | 'assistant'
 }
 
 function convertUserPart(part: ContentPart): Array<AnthropicTextBlock | AnthropicImageBlock> {
-  if (part.type === 'image') return [withCacheControl({ type: 'image', source: convertImageSource(part.url) }, part.cacheControl)];
+  if (part.type === 'image')
+    return [withCacheControl({ type: 'image', source: convertImageSource(part.url) }, part.providerOptions?.anthropic?.cacheControl)];
   // Anthropic rejects text blocks that are empty or only whitespace.
-  return part.text.trim() === '' ? [] : [withCacheControl({ type: 'text', text: part.text }, part.cacheControl)];
+  return part.text.trim() === '' ? [] : [withCacheControl({ type: 'text', text: part.text }, part.providerOptions?.anthropic?.cacheControl)];
 }
 
 function convertToolResult(message: Extract<ChatMessage, { role: 'tool' }>): AnthropicRequestBlock {
@@ -71,7 +73,7 @@ function convertToolResult(message: Extract<ChatMessage, { role: 'tool' }>): Ant
     if (content.length > 0) block.content = content;
   }
   if (message.isError) block.is_error = true;
-  return withCacheControl(block, message.cacheControl);
+  return withCacheControl(block, message.providerOptions?.anthropic?.cacheControl);
 }
 
 /** Signed thinking first (Anthropic checks the signatures), then text, then tool uses. */
@@ -81,7 +83,8 @@ function convertAssistant(message: Extract<ChatMessage, { role: 'assistant' }>):
   for (const call of message.toolCalls ?? []) answer.push(convertToolCall(call));
   // A breakpoint goes on the last block of the turn; thinking blocks cannot carry one.
   const last = answer.at(-1);
-  if (last && message.cacheControl !== undefined) answer[answer.length - 1] = withCacheControl(last, message.cacheControl) as AnthropicRequestBlock;
+  if (last && message.providerOptions?.anthropic?.cacheControl !== undefined)
+    answer[answer.length - 1] = withCacheControl(last, message.providerOptions?.anthropic?.cacheControl) as AnthropicRequestBlock;
   return answer.length === 0 ? [] : [...(message.reasoning ?? []).flatMap(convertReasoning), ...answer];
 }
 

@@ -81,7 +81,11 @@ describe('what Anthropic clients send, sent back exactly', () => {
 
   test('system blocks with cache_control stay blocks; without any, they join into one string', () => {
     const body = convert({
-      messages: [{ role: 'system', content: 'You are Claude Code.', cacheControl: cache }, { role: 'system', content: 'Rules.' }, user('hi')],
+      messages: [
+        { role: 'system', content: 'You are Claude Code.', providerOptions: { anthropic: { cacheControl: cache } } },
+        { role: 'system', content: 'Rules.' },
+        user('hi'),
+      ],
     });
     assert.deepEqual(body.system, [
       { type: 'text', text: 'You are Claude Code.', cache_control: cache },
@@ -96,11 +100,16 @@ describe('what Anthropic clients send, sent back exactly', () => {
         {
           role: 'user',
           content: [
-            { type: 'text', text: 'look', cacheControl: cache },
-            { type: 'image', url: 'data:image/png;base64,AAAA', cacheControl: cache },
+            { type: 'text', text: 'look', providerOptions: { anthropic: { cacheControl: cache } } },
+            { type: 'image', url: 'data:image/png;base64,AAAA', providerOptions: { anthropic: { cacheControl: cache } } },
           ],
         },
-        { role: 'assistant', content: 'ok', toolCalls: [{ id: 'toolu_1', name: 'Read', arguments: '{}' }], cacheControl: cache },
+        {
+          role: 'assistant',
+          content: 'ok',
+          toolCalls: [{ id: 'toolu_1', name: 'Read', arguments: '{}' }],
+          providerOptions: { anthropic: { cacheControl: cache } },
+        },
         {
           role: 'tool',
           toolCallId: 'toolu_1',
@@ -109,7 +118,7 @@ describe('what Anthropic clients send, sent back exactly', () => {
             { type: 'image', url: 'data:image/png;base64,BBBB' },
           ],
           isError: true,
-          cacheControl: cache,
+          providerOptions: { anthropic: { cacheControl: cache } },
         },
       ],
     });
@@ -173,7 +182,7 @@ describe('what Anthropic clients send, sent back exactly', () => {
   test("tools keep cache_control and the client's extra fields; built-in tools get no input schema", () => {
     const body = convert({
       tools: [
-        { name: 'Later', parameters: { type: 'object' }, cacheControl: cache, extra: { defer_loading: true } },
+        { name: 'Later', parameters: { type: 'object' }, providerOptions: { anthropic: { cacheControl: cache } }, extra: { defer_loading: true } },
         { name: 'web_search', extra: { type: 'web_search_20250305', max_uses: 3 } },
         { name: 'Custom', extra: { type: 'custom' } },
       ],

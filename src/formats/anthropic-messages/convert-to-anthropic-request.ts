@@ -35,7 +35,13 @@ export function convertToAnthropicRequest(input: AnthropicRequestInput): Anthrop
     tools = [...(tools ?? []), structured.tool];
     toolChoice = structured.choice;
   }
-  const budget = thinkingBudget(input.reasoningEffort, request.reasoningBudgetTokens, maxOutputTokens, toolChoice, messages);
+  const budget = thinkingBudget(
+    input.reasoningEffort,
+    request.providerOptions?.anthropic?.thinkingBudgetTokens,
+    maxOutputTokens,
+    toolChoice,
+    messages,
+  );
 
   // Unknown client fields go first, so they can add to the body but never replace what we set.
   const fields = passThroughFor('anthropic', request.passThrough, warn);
@@ -74,7 +80,8 @@ function convertTool(tool: ToolDefinition): AnthropicTool {
   if (tool.description !== undefined) converted.description = tool.description;
   // Anthropic's built-in tools (`type: "web_search_20250305"`...) have no input schema; client tools must have one.
   if (tool.parameters !== undefined || !isBuiltInTool(tool)) converted.input_schema = tool.parameters ?? { type: 'object', properties: {} };
-  if (tool.cacheControl !== undefined) converted.cache_control = tool.cacheControl;
+  const cacheControl = tool.providerOptions?.anthropic?.cacheControl;
+  if (cacheControl !== undefined) converted.cache_control = cacheControl;
   return converted;
 }
 

@@ -15,7 +15,7 @@ function cacheControlOf(block: Record<string, unknown>, at: string): CacheContro
 }
 
 function withCache<Part extends object>(part: Part, cacheControl: CacheControl | undefined): Part {
-  return cacheControl === undefined ? part : { ...part, cacheControl };
+  return cacheControl === undefined ? part : { ...part, providerOptions: { anthropic: { cacheControl } } };
 }
 
 /** `system`, or a `role: "system"` message: a string or text blocks -> one system message per block. */

@@ -62,13 +62,13 @@ describe('messages', () => {
       ],
     });
     assert.deepEqual(parsed.request.messages, [
-      { role: 'system', content: 'You are Claude Code.', cacheControl: cache },
+      { role: 'system', content: 'You are Claude Code.', providerOptions: { anthropic: { cacheControl: cache } } },
       { role: 'system', content: 'Be brief.' },
       { role: 'system', content: 'Extra rules.' },
       {
         role: 'user',
         content: [
-          { type: 'text', text: 'Look:', cacheControl: cache },
+          { type: 'text', text: 'Look:', providerOptions: { anthropic: { cacheControl: cache } } },
           { type: 'image', url: 'data:image/png;base64,iVBORw0KGgo=' },
           { type: 'image', url: 'https://x/cat.png' },
         ],
@@ -86,7 +86,7 @@ describe('messages', () => {
           { type: 'text', text: 'an image:' },
           { type: 'image', url: 'data:image/png;base64,AAAA' },
         ],
-        cacheControl: cache,
+        providerOptions: { anthropic: { cacheControl: cache } },
       },
       { role: 'user', content: [{ type: 'text', text: '<system-reminder>x</system-reminder>' }] },
       { role: 'assistant', content: 'Done.' },
@@ -104,7 +104,7 @@ describe('messages', () => {
     });
     assert.deepEqual(parsed.request.messages, [
       { role: 'user', content: [{ type: 'text', text: 'notes' }] },
-      { role: 'assistant', content: 'ok', cacheControl: cache },
+      { role: 'assistant', content: 'ok', providerOptions: { anthropic: { cacheControl: cache } } },
     ]);
   });
 });
@@ -138,7 +138,7 @@ describe('request fields', () => {
     assert.deepEqual([request.temperature, request.topP, request.stop], [1, 0.9, ['END']]);
     assert.deepEqual(request.tools, [
       { name: 'Bash', description: 'Run', parameters: { $schema: 'https://json-schema.org/draft/2020-12/schema', type: 'object' } },
-      { name: 'Later', parameters: { type: 'object' }, cacheControl: cache, extra: { defer_loading: true } },
+      { name: 'Later', parameters: { type: 'object' }, providerOptions: { anthropic: { cacheControl: cache } }, extra: { defer_loading: true } },
       { name: 'web_search', extra: { type: 'web_search_20250305', max_uses: 3 } },
     ]);
     assert.equal(request.toolChoice, 'required');
@@ -183,8 +183,8 @@ describe('request fields', () => {
     assert.deepEqual(parseBetas('a-1, b-2,,c-3'), ['a-1', 'b-2', 'c-3']);
     assert.deepEqual(parseBetas(['a', 'b,c']), ['a', 'b', 'c']);
     assert.equal(parseBetas(undefined), undefined);
-    assert.deepEqual(parseMessagesRequest(base, { betas: ['x'] }).request.betas, ['x']);
-    assert.equal('betas' in parseMessagesRequest(base).request, false);
+    assert.deepEqual(parseMessagesRequest(base, { betas: ['x'] }).request.providerOptions?.anthropic?.betas, ['x']);
+    assert.equal(parseMessagesRequest(base).request.providerOptions, undefined);
   });
 });
 

@@ -1,4 +1,4 @@
-import type { ChatRequest, ReasoningEffort, ResponseFormat, ToolChoice, ToolDefinition } from '../../canonical/chat-request.ts';
+import type { ChatRequest, ReasoningEffort, RequestOptions, ResponseFormat, ToolChoice, ToolDefinition } from '../../canonical/chat-request.ts';
 import { parseRouting } from '../parse-routing.ts';
 import { convertMessage, systemMessages } from './parse-message-content.ts';
 import { invalid, isObject, optionalNumber, positiveInteger } from '../read-fields.ts';
@@ -50,7 +50,7 @@ function tools(value: unknown): ToolDefinition[] | undefined {
     const definition: ToolDefinition = { name };
     if (typeof description === 'string') definition.description = description;
     if (schema !== undefined) definition.parameters = schema;
-    if (isObject(cacheControl)) definition.cacheControl = cacheControl;
+    if (isObject(cacheControl)) definition.providerOptions = { anthropic: { cacheControl } };
     // defer_loading, a built-in tool's type, strict, input_examples...: for an Anthropic model.
     if (Object.keys(extra).length > 0) definition.extra = extra;
     return definition;
@@ -174,11 +174,13 @@ export function parseMessagesRequest(body: unknown, options: { betas?: string[] 
   if (stop) request.stop = stop;
   const effort = reasoningEffort(body.thinking, isObject(outputConfig) ? outputConfig.effort : undefined);
   if (effort) request.reasoningEffort = effort;
+  const anthropic: NonNullable<RequestOptions['anthropic']> = {};
   if (effort !== 'none' && isObject(body.thinking) && body.thinking.type === 'enabled') {
     // Validated above: an Anthropic model gets the client's own budget back.
-    request.reasoningBudgetTokens = body.thinking.budget_tokens as number;
+    anthropic.thinkingBudgetTokens = body.thinking.budget_tokens as number;
   }
-  if (options.betas?.length) request.betas = options.betas;
+  if (options.betas?.length) anthropic.betas = options.betas;
+  if (Object.keys(anthropic).length > 0) request.providerOptions = { anthropic };
 
   return { model: body.model, stream: body.stream === true, routing: { ...parseRouting(body.routing), clampMaxOutput: true }, request };
 }

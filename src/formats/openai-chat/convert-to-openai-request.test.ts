@@ -42,9 +42,14 @@ describe('a request that came in the Anthropic format', () => {
   test('cache breakpoints and signed thinking leave no trace', () => {
     const body = convert({
       messages: [
-        { role: 'system', content: 'S', cacheControl: cache },
-        { role: 'user', content: [{ type: 'text', text: 'q', cacheControl: cache }] },
-        { role: 'assistant', content: 'a', reasoning: [{ text: 't', signature: 's' }, { redacted: 'r' }], cacheControl: cache },
+        { role: 'system', content: 'S', providerOptions: { anthropic: { cacheControl: cache } } },
+        { role: 'user', content: [{ type: 'text', text: 'q', providerOptions: { anthropic: { cacheControl: cache } } }] },
+        {
+          role: 'assistant',
+          content: 'a',
+          reasoning: [{ text: 't', signature: 's' }, { redacted: 'r' }],
+          providerOptions: { anthropic: { cacheControl: cache } },
+        },
       ],
     });
     assert.deepEqual(body.messages, [
@@ -74,7 +79,7 @@ describe('a request that came in the Anthropic format', () => {
           ],
           isError: false,
         },
-        { role: 'tool', toolCallId: 'b', content: 'plain', cacheControl: cache },
+        { role: 'tool', toolCallId: 'b', content: 'plain', providerOptions: { anthropic: { cacheControl: cache } } },
         { role: 'user', content: [{ type: 'text', text: 'next' }] },
       ],
     });
@@ -94,7 +99,7 @@ describe('a request that came in the Anthropic format', () => {
 
   test("Anthropic's built-in tools and extra tool fields are dropped, with a tool choice naming them", () => {
     const tools = [
-      { name: 'Bash', parameters: { type: 'object' }, cacheControl: cache, extra: { defer_loading: true } },
+      { name: 'Bash', parameters: { type: 'object' }, providerOptions: { anthropic: { cacheControl: cache } }, extra: { defer_loading: true } },
       { name: 'web_search', extra: { type: 'web_search_20250305' } },
     ];
     const body = convert({ tools, toolChoice: { name: 'web_search' }, parallelToolCalls: false });

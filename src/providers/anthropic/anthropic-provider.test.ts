@@ -146,7 +146,7 @@ describe('generate', () => {
   });
 
   test("sends the client's betas beside the configured ones", async () => {
-    await provider.generate(call({ betas: ['context-management-2025-06-27', 'test-beta'] }));
+    await provider.generate(call({ providerOptions: { anthropic: { betas: ['context-management-2025-06-27', 'test-beta'] } } }));
     await provider.generate(call());
     assert.equal(fake.requests[0]!.headers['anthropic-beta'], 'test-beta,context-management-2025-06-27');
     assert.equal(fake.requests[1]!.headers['anthropic-beta'], 'test-beta');

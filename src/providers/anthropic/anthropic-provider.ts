@@ -85,7 +85,7 @@ export function createAnthropicProvider(config: ProviderConfig): ProviderAdapter
  * `context_management` are refused without theirs.
  */
 function headersFor(headers: Record<string, string>, call: ProviderCall): Record<string, string> {
-  const betas = call.request.betas;
+  const betas = call.request.providerOptions?.anthropic?.betas;
   if (!betas?.length) return headers;
   const name = Object.keys(headers).find((key) => key.toLowerCase() === 'anthropic-beta') ?? 'anthropic-beta';
   const configured = (headers[name] ?? '')
