@@ -72,7 +72,7 @@ describe('provider health: a failing candidate is cooled down, skipped, probed a
 describe('with Redis, a cool-down one gateway process saw is honoured by another', async () => {
   const { connectTestRedis, reportRedisUnreachable, REDIS_TEST_URL } = await import('./helpers/redis-test-connection.ts');
   const { Redis } = await import('ioredis');
-  const { COOL_DOWNS_KEY } = await import('../src/routing/cool-down-board.ts');
+  const { COOL_DOWNS_KEY } = await import('../src/routing/redis-cool-down-board.ts');
   const connection = await connectTestRedis();
   if (!(connection instanceof Redis)) {
     reportRedisUnreachable('provider health through Redis', connection.unreachable);

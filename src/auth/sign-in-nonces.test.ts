@@ -2,7 +2,8 @@ import assert from 'node:assert/strict';
 import { after, describe, test } from 'node:test';
 import { connectTestRedis, reportRedisUnreachable } from '../../test/helpers/redis-test-connection.ts';
 import { createSqliteStore } from '../storage/sqlite/sqlite-store.ts';
-import { redisSignInNonces, storeSignInNonces, type SignInNonces } from './sign-in-nonces.ts';
+import { redisSignInNonces } from './redis-sign-in-nonces.ts';
+import { storeSignInNonces, type SignInNonces } from './sign-in-nonces.ts';
 
 const ADDRESS = '0xAbCdEf0123456789aBcDeF0123456789AbCdEf01';
 

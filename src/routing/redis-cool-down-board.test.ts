@@ -3,7 +3,7 @@ import { after, test } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Redis } from 'ioredis';
 import { connectTestRedis, REDIS_TEST_URL, reportRedisUnreachable, uniqueTestPrefix } from '../../test/helpers/redis-test-connection.ts';
-import { COOL_DOWNS_KEY, redisCoolDownBoard } from './cool-down-board.ts';
+import { COOL_DOWNS_KEY, redisCoolDownBoard } from './redis-cool-down-board.ts';
 import { ModelHealth } from './model-health.ts';
 
 const connection = await connectTestRedis();
