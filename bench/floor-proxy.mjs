@@ -5,7 +5,7 @@
  * for byte, streams included. No keys, limits, holds, receipts, translation or log.
  *
  * Run beside the gateway in one bench-peers run, so that "gateway CPU per request" has a floor
- * measured in the same minutes (docs/operations.md, Performance):
+ * measured in the same minutes (docs/performance.md):
  *   printf 'floor\thttp://127.0.0.1:9002/v1/chat/completions\t-\tnode %s/bench/floor-proxy.mjs\tmock/gpt-4o-mini\n' "$PWD" >> /tmp/targets.tsv
  *
  * Environment: FLOOR_PORT (9002), FLOOR_UPSTREAM (http://127.0.0.1:18080/v1/chat/completions, the
