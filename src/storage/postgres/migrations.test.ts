@@ -178,7 +178,10 @@ if (unreachable !== null) {
       const before = await procVersions(schema);
       const copy = schemaCopy();
       const path = join(copy.directory, 'functions', 'gateway-key-day-used.sql');
-      writeFileSync(path, readFileSync(path, 'utf8').replace(/\n\$\$;\n$/, () => '\n  -- changed\n$$;\n'));
+      writeFileSync(
+        path,
+        readFileSync(path, 'utf8').replace(/\n\$\$;\n$/, () => '\n  -- changed\n$$;\n'),
+      );
       await migrate(schema, copy.read());
       const after = await procVersions(schema);
       assert.notEqual(after.get('gateway_key_day_used'), before.get('gateway_key_day_used'));
