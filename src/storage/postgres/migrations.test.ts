@@ -13,114 +13,114 @@ import { PG_TEST_URL, postgresUnreachable, reportPostgresUnreachable, urlOnSchem
 const fixture = (name: string) => readFileSync(new URL(`./__fixtures__/${name}`, import.meta.url), 'utf8');
 const functionFiles = readdirSync(join(schemaDirectory('postgres'), 'functions')).sort();
 
+let pool: pg.Pool | undefined;
+/** The test database, as its owner: schemas are made and dropped with it. */
+const admin = () => (pool ??= new pg.Pool({ connectionString: PG_TEST_URL, max: 2 }));
+const schemas: string[] = [];
+const directories: string[] = [];
+
+after(async () => {
+  for (const schema of schemas) await admin().query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`);
+  await pool?.end();
+  for (const directory of directories) rmSync(directory, { recursive: true, force: true });
+});
+
+/** A new empty schema, dropped when the file's tests end. */
+async function freshSchema(): Promise<string> {
+  const schema = `gw_mig_${randomBytes(6).toString('hex')}`;
+  await admin().query(`CREATE SCHEMA ${schema}`);
+  schemas.push(schema);
+  return schema;
+}
+
+/** `body` with a client whose search_path is `schema`, as the gateway's connections have. */
+async function onSchema<T>(schema: string, body: (client: pg.PoolClient) => Promise<T>): Promise<T> {
+  const connections = new pg.Pool({ connectionString: urlOnSchema(schema), max: 1 });
+  const client = await connections.connect();
+  try {
+    return await body(client);
+  } finally {
+    client.release();
+    await connections.end();
+  }
+}
+
+const migrate = (schema: string, files = postgresSchema()) => onSchema(schema, (client) => applyMigrations(client, undefined, files));
+
+/** A copy of this build's schema files to change, read back by `read()`. */
+function schemaCopy() {
+  const directory = mkdtempSync(join(tmpdir(), 'gateway-pg-schema-'));
+  directories.push(directory);
+  cpSync(schemaDirectory('postgres'), directory, { recursive: true });
+  return { directory, read: () => readSchema(directory, BASELINE, 'DATABASE_URL at a new database') };
+}
+
+/** The rows of `sql` on `schema`, which is $1 where the query names it. */
+const rows = async (schema: string, sql: string) =>
+  onSchema(schema, async (client) => (await client.query(sql, sql.includes('$1') ? [schema] : [])).rows);
+
+/** What the schema is made of, as pg_dump would tell it, without the schema's name. */
+async function definition(schema: string) {
+  const unqualified = (value: unknown) => JSON.parse(JSON.stringify(value).replaceAll(`${schema}.`, ''));
+  const of = async (sql: string) => unqualified(await rows(schema, sql));
+  return {
+    relations: await of(`SELECT c.relname, c.relkind, c.reloptions FROM pg_class c
+      WHERE c.relnamespace = $1::regnamespace AND c.relname NOT IN ('schema_migrations', 'schema_migrations_pkey', 'schema_functions', 'schema_functions_pkey') ORDER BY 1`),
+    columns: await of(`SELECT c.relname, a.attnum, a.attname, format_type(a.atttypid, a.atttypmod) AS type, a.attnotnull, a.attidentity,
+        pg_get_expr(d.adbin, d.adrelid) AS default_value
+      FROM pg_attribute a JOIN pg_class c ON c.oid = a.attrelid LEFT JOIN pg_attrdef d ON d.adrelid = a.attrelid AND d.adnum = a.attnum
+      WHERE c.relnamespace = $1::regnamespace AND c.relkind = 'r' AND a.attnum > 0 AND NOT a.attisdropped
+        AND c.relname NOT IN ('schema_migrations', 'schema_functions') ORDER BY 1, 2`),
+    constraints: await of(`SELECT c.relname, k.conname, pg_get_constraintdef(k.oid) AS definition
+      FROM pg_constraint k JOIN pg_class c ON c.oid = k.conrelid
+      WHERE k.connamespace = $1::regnamespace AND c.relname NOT IN ('schema_migrations', 'schema_functions') ORDER BY 1, 2`),
+    indexes: await of(`SELECT indexname, indexdef FROM pg_indexes
+      WHERE schemaname = $1 AND tablename NOT IN ('schema_migrations', 'schema_functions') ORDER BY 1`),
+    sequences: await of(`SELECT sequencename, start_value, increment_by, min_value, max_value, cache_size, cycle FROM pg_sequences
+      WHERE schemaname = $1 ORDER BY 1`),
+    triggers: await of(`SELECT t.tgname, pg_get_triggerdef(t.oid) FROM pg_trigger t JOIN pg_class c ON c.oid = t.tgrelid
+      WHERE c.relnamespace = $1::regnamespace AND NOT t.tgisinternal ORDER BY 1`),
+    functions: await of(`SELECT p.proname, pg_get_function_arguments(p.oid) AS arguments, pg_get_function_result(p.oid) AS result,
+        l.lanname, p.provolatile, p.proconfig, p.prosrc
+      FROM pg_proc p JOIN pg_language l ON l.oid = p.prolang WHERE p.pronamespace = $1::regnamespace ORDER BY 1, 2`),
+  };
+}
+
+/** Each body line without its indentation: the bodies moved from a TypeScript string, six spaces in, into their own files. */
+function unindented(described: Awaited<ReturnType<typeof definition>>) {
+  const functions = described.functions.map((fn: { prosrc: string }) => ({ ...fn, prosrc: fn.prosrc.replace(/^[ \t]+/gm, '') }));
+  return { ...described, functions };
+}
+
+/** The row versions of every catalog entry of the schema and what the bookkeeping tables hold: any write shows. */
+async function snapshot(schema: string) {
+  return {
+    catalog: await rows(
+      schema,
+      `SELECT 'class' AS kind, c.relname AS name, c.xmin::text FROM pg_class c WHERE c.relnamespace = $1::regnamespace
+       UNION ALL SELECT 'proc', p.proname, p.xmin::text FROM pg_proc p WHERE p.pronamespace = $1::regnamespace
+       UNION ALL SELECT 'attribute', c.relname || '.' || a.attname, a.xmin::text FROM pg_attribute a JOIN pg_class c ON c.oid = a.attrelid
+         WHERE c.relnamespace = $1::regnamespace ORDER BY 1, 2`,
+    ),
+    versions: await rows(schema, 'SELECT version, name, applied_at FROM schema_migrations ORDER BY version'),
+    accounts: await rows(schema, 'SELECT * FROM accounts ORDER BY id'),
+  };
+}
+
+async function procVersions(schema: string): Promise<Map<string, string>> {
+  const found = await rows(schema, 'SELECT p.proname, p.xmin::text FROM pg_proc p WHERE p.pronamespace = $1::regnamespace');
+  return new Map(found.map((row) => [row.proname, row.xmin]));
+}
+
+async function fromFixture(name: string): Promise<string> {
+  const schema = await freshSchema();
+  await onSchema(schema, (client) => client.query(fixture(name)));
+  return schema;
+}
+
 const unreachable = await postgresUnreachable();
-
-if (unreachable !== null) {
-  reportPostgresUnreachable('PostgreSQL migrations', unreachable);
-} else {
-  const admin = new pg.Pool({ connectionString: PG_TEST_URL, max: 2 });
-  const schemas: string[] = [];
-  const directories: string[] = [];
-
-  after(async () => {
-    for (const schema of schemas) await admin.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`);
-    await admin.end();
-    for (const directory of directories) rmSync(directory, { recursive: true, force: true });
-  });
-
-  /** A new empty schema, dropped when the file's tests end. */
-  async function freshSchema(): Promise<string> {
-    const schema = `gw_mig_${randomBytes(6).toString('hex')}`;
-    await admin.query(`CREATE SCHEMA ${schema}`);
-    schemas.push(schema);
-    return schema;
-  }
-
-  /** `body` with a client whose search_path is `schema`, as the gateway's connections have. */
-  async function onSchema<T>(schema: string, body: (client: pg.PoolClient) => Promise<T>): Promise<T> {
-    const pool = new pg.Pool({ connectionString: urlOnSchema(schema), max: 1 });
-    const client = await pool.connect();
-    try {
-      return await body(client);
-    } finally {
-      client.release();
-      await pool.end();
-    }
-  }
-
-  const migrate = (schema: string, files = postgresSchema()) => onSchema(schema, (client) => applyMigrations(client, undefined, files));
-
-  /** A copy of this build's schema files to change, read back by `read()`. */
-  function schemaCopy() {
-    const directory = mkdtempSync(join(tmpdir(), 'gateway-pg-schema-'));
-    directories.push(directory);
-    cpSync(schemaDirectory('postgres'), directory, { recursive: true });
-    return { directory, read: () => readSchema(directory, BASELINE, 'DATABASE_URL at a new database') };
-  }
-
-  /** The rows of `sql` on `schema`, which is $1 where the query names it. */
-  const rows = async (schema: string, sql: string) =>
-    onSchema(schema, async (client) => (await client.query(sql, sql.includes('$1') ? [schema] : [])).rows);
-
-  /** What the schema is made of, as pg_dump would tell it, without the schema's name. */
-  async function definition(schema: string) {
-    const unqualified = (value: unknown) => JSON.parse(JSON.stringify(value).replaceAll(`${schema}.`, ''));
-    const of = async (sql: string) => unqualified(await rows(schema, sql));
-    return {
-      relations: await of(`SELECT c.relname, c.relkind, c.reloptions FROM pg_class c
-        WHERE c.relnamespace = $1::regnamespace AND c.relname NOT IN ('schema_migrations', 'schema_migrations_pkey', 'schema_functions', 'schema_functions_pkey') ORDER BY 1`),
-      columns: await of(`SELECT c.relname, a.attnum, a.attname, format_type(a.atttypid, a.atttypmod) AS type, a.attnotnull, a.attidentity,
-          pg_get_expr(d.adbin, d.adrelid) AS default_value
-        FROM pg_attribute a JOIN pg_class c ON c.oid = a.attrelid LEFT JOIN pg_attrdef d ON d.adrelid = a.attrelid AND d.adnum = a.attnum
-        WHERE c.relnamespace = $1::regnamespace AND c.relkind = 'r' AND a.attnum > 0 AND NOT a.attisdropped
-          AND c.relname NOT IN ('schema_migrations', 'schema_functions') ORDER BY 1, 2`),
-      constraints: await of(`SELECT c.relname, k.conname, pg_get_constraintdef(k.oid) AS definition
-        FROM pg_constraint k JOIN pg_class c ON c.oid = k.conrelid
-        WHERE k.connamespace = $1::regnamespace AND c.relname NOT IN ('schema_migrations', 'schema_functions') ORDER BY 1, 2`),
-      indexes: await of(`SELECT indexname, indexdef FROM pg_indexes
-        WHERE schemaname = $1 AND tablename NOT IN ('schema_migrations', 'schema_functions') ORDER BY 1`),
-      sequences: await of(`SELECT sequencename, start_value, increment_by, min_value, max_value, cache_size, cycle FROM pg_sequences
-        WHERE schemaname = $1 ORDER BY 1`),
-      triggers: await of(`SELECT t.tgname, pg_get_triggerdef(t.oid) FROM pg_trigger t JOIN pg_class c ON c.oid = t.tgrelid
-        WHERE c.relnamespace = $1::regnamespace AND NOT t.tgisinternal ORDER BY 1`),
-      functions: await of(`SELECT p.proname, pg_get_function_arguments(p.oid) AS arguments, pg_get_function_result(p.oid) AS result,
-          l.lanname, p.provolatile, p.proconfig, p.prosrc
-        FROM pg_proc p JOIN pg_language l ON l.oid = p.prolang WHERE p.pronamespace = $1::regnamespace ORDER BY 1, 2`),
-    };
-  }
-
-  /** Each body line without its indentation: the bodies moved from a TypeScript string, six spaces in, into their own files. */
-  function unindented(described: Awaited<ReturnType<typeof definition>>) {
-    const functions = described.functions.map((fn: { prosrc: string }) => ({ ...fn, prosrc: fn.prosrc.replace(/^[ \t]+/gm, '') }));
-    return { ...described, functions };
-  }
-
-  /** The row versions of every catalog entry of the schema and what the bookkeeping tables hold: any write shows. */
-  async function snapshot(schema: string) {
-    return {
-      catalog: await rows(
-        schema,
-        `SELECT 'class' AS kind, c.relname AS name, c.xmin::text FROM pg_class c WHERE c.relnamespace = $1::regnamespace
-         UNION ALL SELECT 'proc', p.proname, p.xmin::text FROM pg_proc p WHERE p.pronamespace = $1::regnamespace
-         UNION ALL SELECT 'attribute', c.relname || '.' || a.attname, a.xmin::text FROM pg_attribute a JOIN pg_class c ON c.oid = a.attrelid
-           WHERE c.relnamespace = $1::regnamespace ORDER BY 1, 2`,
-      ),
-      versions: await rows(schema, 'SELECT version, name, applied_at FROM schema_migrations ORDER BY version'),
-      accounts: await rows(schema, 'SELECT * FROM accounts ORDER BY id'),
-    };
-  }
-
-  async function procVersions(schema: string): Promise<Map<string, string>> {
-    const found = await rows(schema, 'SELECT p.proname, p.xmin::text FROM pg_proc p WHERE p.pronamespace = $1::regnamespace');
-    return new Map(found.map((row) => [row.proname, row.xmin]));
-  }
-
-  async function fromFixture(name: string): Promise<string> {
-    const schema = await freshSchema();
-    await onSchema(schema, (client) => client.query(fixture(name)));
-    return schema;
-  }
-
+if (unreachable !== null) reportPostgresUnreachable('PostgreSQL migrations', unreachable);
+else
   describe('postgres migrations', () => {
     test('a new database gets the baseline and every function, each recorded with its file sha256', async () => {
       const schema = await freshSchema();
@@ -268,4 +268,3 @@ if (unreachable !== null) {
       );
     });
   });
-}

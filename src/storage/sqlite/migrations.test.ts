@@ -87,6 +87,13 @@ function snapshot(path: string) {
   });
 }
 
+/** Starting a store on the database fails with `message`, and the database is as it was. */
+async function assertRefused(path: string, message: string | RegExp): Promise<void> {
+  const before = snapshot(path);
+  await assert.rejects(migrateWithStore(path), typeof message === 'string' ? { message } : message);
+  assert.deepEqual(snapshot(path), before);
+}
+
 const versions = (path: string) => withDatabase(path, (db) => db.prepare('SELECT version FROM schema_migrations ORDER BY version').pluck().all());
 
 describe('sqlite migrations', () => {
@@ -127,29 +134,24 @@ describe('sqlite migrations', () => {
   });
 
   test('a database at an older version is refused with what to do, and left as it was', async () => {
-    const path = databaseFile('pre-squash-v6.sql.txt');
-    const before = snapshot(path);
-    await assert.rejects(migrateWithStore(path), {
-      message:
-        'this database was made by an older build of the gateway (schema version 6); start the gateway at commit 6f91688 ' +
+    await assertRefused(
+      databaseFile('pre-squash-v6.sql.txt'),
+      'this database was made by an older build of the gateway (schema version 6); start the gateway at commit 6f91688 ' +
         '(schema version 8, the last before the schema history was squashed) on it once to upgrade it, or point database.path at a new file',
-    });
-    assert.deepEqual(snapshot(path), before);
+    );
   });
 
   test('a database newer than this build, or with no versions recorded, is refused and left as it was', async () => {
     const path = databaseFile();
     await migrateWithStore(path);
     withDatabase(path, (db) => db.prepare("INSERT INTO schema_migrations VALUES (12, 'from a later build', '2027-01-01T00:00:00.000Z')").run());
-    const before = snapshot(path);
-    await assert.rejects(migrateWithStore(path), {
-      message:
-        'this database was made by a newer build of the gateway (schema version 12; this build knows versions up to 8); ' +
+    await assertRefused(
+      path,
+      'this database was made by a newer build of the gateway (schema version 12; this build knows versions up to 8); ' +
         'run that build or a later one, or point database.path at a new file',
-    });
-    assert.deepEqual(snapshot(path), before);
+    );
     withDatabase(path, (db) => db.exec('DELETE FROM schema_migrations'));
-    await assert.rejects(migrateWithStore(path), /an empty schema_migrations table/);
+    await assertRefused(path, /an empty schema_migrations table/);
   });
 
   test('migration files above the baseline are applied in order, one transaction each, and recorded', () => {
