@@ -2,11 +2,9 @@ import type { PoolClient } from 'pg';
 import { nextMigration, readSchema, schemaDirectory, type Schema, type SqlFunction } from '../schema-files.ts';
 import { DEFAULT_ACCOUNT_ID } from '../store.ts';
 
-// The schema is schema/baseline.sql (a new database, as version 20 left it), then one numbered file per later
-// change in schema/migrations/ (additive, never edited once released), applied in order, one transaction each,
-// and recorded in schema_migrations. Each function is one file in schema/functions/ (CREATE OR REPLACE), applied
-// after the migrations whenever its sha256 differs from the one in schema_functions; a migration drops it first
-// when its arguments or result change.
+// A new database gets schema/baseline.sql (version 20); each later change is one more file, schema/migrations/NNNN-what-it-does.sql,
+// additive and never edited once released, applied in order in one transaction each and recorded in schema_migrations. A function is one
+// file in schema/functions/ (CREATE OR REPLACE), applied after them when its sha256 is not schema_functions'; a migration drops a changed signature.
 
 /** Version 20, where the history was squashed: a database made by an earlier build at version 20 is adopted as it is. */
 export const BASELINE = { version: 20, name: 'baseline: the schema as version 20 left it' } as const;

@@ -2,9 +2,8 @@ import type { Database } from 'better-sqlite3';
 import { nextMigration, readSchema, schemaDirectory, type Schema } from '../schema-files.ts';
 import { DEFAULT_ACCOUNT_ID } from '../store.ts';
 
-// The schema is schema/baseline.sql (a new database, as version 8 left it), then one numbered file per later
-// change in schema/migrations/ (additive, never edited once released), applied in order, one transaction each,
-// and recorded in schema_migrations.
+// A new database gets schema/baseline.sql (version 8); each later change is one more file, schema/migrations/NNNN-what-it-does.sql,
+// additive and never edited once released, applied in order in one transaction each and recorded in schema_migrations.
 
 /** Version 8, where the history was squashed: a database made by an earlier build at version 8 is adopted as it is. */
 export const BASELINE = { version: 8, name: 'baseline: the schema as version 8 left it' } as const;
