@@ -5,7 +5,6 @@ import { join } from 'node:path';
 import { after, describe, test } from 'node:test';
 import Database from 'better-sqlite3';
 import { readSchema, schemaDirectory } from '../schema-files.ts';
-import { sampleKey } from '../store-contract.ts';
 import { DEFAULT_ACCOUNT_ID } from '../store.ts';
 import { applyMigrations, BASELINE } from './migrations.ts';
 import { createSqliteStore } from './sqlite-store.ts';
@@ -125,8 +124,8 @@ describe('sqlite migrations', () => {
     const store = createSqliteStore(path);
     try {
       await store.migrate();
-      await store.insertKey(sampleKey());
-      assert.equal((await store.listKeys(DEFAULT_ACCOUNT_ID)).length, 1);
+      assert.equal(await store.addFunds(DEFAULT_ACCOUNT_ID, 5_000, 'test'), 5_000);
+      assert.equal(await store.getBalance(DEFAULT_ACCOUNT_ID), 5_000);
     } finally {
       await store.close();
     }
