@@ -7,7 +7,7 @@
 // the body thread's as CommonJS (loaded without Node's ES module loader, ~10 ms less). Used by
 // scripts/build-server.mjs (dist/server) and the benchmarks' compiled gateway
 // (bench/compiled-gateway.ts).
-import { writeFileSync } from 'node:fs';
+import { cpSync, writeFileSync } from 'node:fs';
 import { rm } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -54,4 +54,9 @@ export async function bundleServer(out, entryPoints) {
   // The counting thread's cl100k ranks, gpt-tokenizer's own, as JSON (src/tokens/cl100k-counter-thread.mjs).
   const { default: cl100kRanks } = await import('gpt-tokenizer/esm/bpeRanks/cl100k_base');
   writeFileSync(join(out, 'cl100k-ranks.json'), JSON.stringify(cl100kRanks));
+  // The storage schemas' .sql files, read at run time relative to the chunk that reads them: the
+  // chunks stand in `out` where src/storage/ stands in the sources (src/storage/schema-files.ts).
+  for (const backend of ['postgres', 'sqlite']) {
+    cpSync(join(root, 'src', 'storage', backend, 'schema'), join(out, backend, 'schema'), { recursive: true });
+  }
 }

@@ -11,7 +11,7 @@ export interface RenewedLease {
   chargedNano: number;
 }
 
-/** Asks the database to take, top up, renew, shrink or hand back a lease (gateway_renew_lease, migration 12). */
+/** Asks the database to take, top up, renew, shrink or hand back a lease (schema/functions/gateway-renew-lease.sql). */
 export type RenewLease = (request: LeaseRenewal) => Promise<RenewedLease>;
 
 /** What a renewal asks of gateway_renew_lease. */
@@ -24,7 +24,7 @@ export interface LeaseRenewal {
   targetNano: number;
   keepNano: number;
   expiresAt: string;
-  /** A key lease (migration 17): also a slice of this key's limit on this UTC day; null for a balance lease. */
+  /** A key lease: also a slice of this key's limit on this UTC day; null for a balance lease. */
   keyId: string | null;
   day: string | null;
   dailyLimitNano: number | null;
@@ -59,7 +59,7 @@ interface Lease extends LeaseScope {
 /**
  * Balance leases of one process on PostgreSQL: holds without the account row.
  *
- * A lease (a balance_leases row, migration 12) is a slice of an account's available balance and
+ * A lease (a balance_leases row, schema/baseline.sql) is a slice of an account's available balance and
  * of its month's budget, reserved by one process. The process places the holds of keys without a
  * daily limit inside it, checked here in memory; each is still recorded before the provider is
  * called (in the hold journal, postgres-hold-journal.ts, when there is one; else a holds row with
@@ -85,7 +85,7 @@ interface Lease extends LeaseScope {
  * - A key with a daily limit has key leases (one per key, UTC day and limit): a balance lease that
  *   also reserves that much of the key's day, granted only when the day can spare 16 times it
  *   besides everything else it used (charges, holds outside key leases, other key leases'
- *   reservations: gateway_key_day_used, migration 17). A hold of that key needs room in it, as
+ *   reservations: schema/functions/gateway-key-day-used.sql). A hold of that key needs room in it, as
  *   any lease hold; near the limit the lease shrinks to its holds and holds take the per-request
  *   path, counted under the account row as before. A changed limit is another lease; the old one
  *   keeps only its holds and is handed back idle.

@@ -20,7 +20,7 @@ interface Queued {
 const MAX_BATCH = 256;
 /**
  * Batches of one process out at once. More would write their receipts side by side (they take
- * turns only on the account rows, for the charges and the holds: migration 9), but measured at
+ * turns only on the account rows, for the charges and the holds), but measured at
  * 50 requests in flight one process settles as many with one batch out as with two or four:
  * the batches just get smaller.
  */
@@ -28,7 +28,7 @@ const MAX_BATCHES_IN_FLIGHT = 1;
 
 /**
  * Group commit for PostgreSQL, as the SQLite write batcher does it: the holds and settlements
- * of this process go to the database as one statement (gateway_apply_batch, migration 7), one
+ * of this process go to the database as one statement (schema/functions/gateway-apply-batch.sql), one
  * round trip and one transaction for the whole batch, which locks each account row once
  * instead of once per request.
  *
@@ -40,7 +40,7 @@ const MAX_BATCHES_IN_FLIGHT = 1;
  * - Each write's outcome is its own: when the batch fails (one bad write, or the connection
  *   broke), every write of it runs again alone, so only the bad one fails. Running again is
  *   safe even when the failed batch did commit and only its reply was lost: a hold or a
- *   receipt whose id is already there is not written again (migration 7).
+ *   receipt whose id is already there is not written again.
  * - Writes are applied in the order they were queued; a request's settlement is always queued
  *   after its hold resolved, so it never overtakes it.
  * - Exclusive work (renewing a balance lease) runs with no batch of this process out, so every

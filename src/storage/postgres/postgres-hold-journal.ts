@@ -60,7 +60,7 @@ export class JournaledHolds {
     private readonly leases: BalanceLeases,
   ) {}
 
-  /** This ledger's name in the journal (ledger_identity, migration 15). */
+  /** This ledger's name in the journal (ledger_identity). */
   private scope(): Promise<string> {
     this.scopeOf ??= this.database.first<{ id: string }>(statements.ledgerIdentity()).then(
       (row) => row!.id,

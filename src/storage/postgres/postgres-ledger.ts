@@ -34,7 +34,7 @@ interface SummaryRow {
  * transaction per batch. Holds are placed in this process's balance lease (a key lease for a key
  * with a daily limit; postgres-balance-leases.ts) and settle against it, without the account row;
  * when no lease has room (near the end of a balance, budget or limit) they lock the account row
- * once per batch (gateway_apply_batch, migration 12).
+ * once per batch (schema/functions/gateway-apply-batch.sql).
  */
 export function createPostgresLedger(database: PostgresDatabase) {
   const groupCommit = new PostgresGroupCommit(async (ops, flushLater) => {

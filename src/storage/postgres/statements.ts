@@ -79,7 +79,7 @@ export const statements = {
          (SELECT coalesce(sum(l.charged_nano - l.folded_nano), 0) FROM balance_leases l WHERE l.account_id = $1)::bigint AS leased_nano`,
       [id, nano, at],
     ),
-  /** The balance less the charges of leases not yet folded into it (migration 12). */
+  /** The balance less the charges of leases not yet folded into it (gateway_lease_totals). */
   balance: (accountId: string) =>
     named(
       'balance_after_leases',
@@ -138,9 +138,9 @@ export const statements = {
   keyChangesVersion: () => named('key_changes_version', 'SELECT version FROM key_changes WHERE id', []),
 
   // Receipts
-  /** Receipt, charge, hold release and last use in one statement (migration 6); returns the receipt's created_ns. */
+  /** Receipt, charge, hold release and last use in one statement (gateway_record_receipt); returns the receipt's created_ns. */
   recordReceipt: (receipt: ReceiptRecord, touchKey: boolean) => named('record_receipt', recordReceiptText, receiptValues(receipt, touchKey)),
-  /** A settlement in a balance lease, alone (migration 16). */
+  /** A settlement in a balance lease, alone (gateway_record_lease_receipt). */
   recordLeaseReceipt: (receipt: ReceiptRecord, touchKey: boolean, leaseId: string) =>
     named('record_lease_receipt', recordLeaseReceiptText, [...receiptValues(receipt, touchKey), leaseId]),
   receipt: (accountId: string, id: string) =>
@@ -156,7 +156,7 @@ export const statements = {
     ),
 
   // Holds
-  /** Checks and the insert in one statement (migration 2). */
+  /** Checks and the insert in one statement (gateway_place_hold). */
   placeHold: (hold: HoldRecord, dailyLimitNano: number | null) =>
     named('place_hold', placeHoldText, [
       hold.id,
@@ -184,7 +184,7 @@ export const statements = {
   holdOwners: () => named('hold_and_lease_owners', 'SELECT owner FROM holds UNION SELECT owner FROM balance_leases', []),
   leasesToRelease: (now: string, deadOwners: string[]) =>
     named('leases_to_release_by_owner', 'SELECT id, owner FROM balance_leases WHERE expires_at < $1 OR owner = ANY($2::text[])', [now, deadOwners]),
-  /** Releases a lease whose owner is gone, adopting the holds journaled in it (migration 15). */
+  /** Releases a lease whose owner is gone, adopting the holds journaled in it (gateway_release_lease). */
   releaseLease: (id: string, now: string, deadOwners: string[], journaled: ReadonlyArray<Record<string, unknown>> = []) =>
     named('release_lease_journaled', 'SELECT gateway_release_lease($1, $2, $3::text[], $4::jsonb) AS released', [
       id,
@@ -192,7 +192,7 @@ export const statements = {
       deadOwners,
       jsonParameter(journaled),
     ]),
-  /** Journaled holds made ordinary holds (migration 15). */
+  /** Journaled holds made ordinary holds (gateway_adopt_holds). */
   adoptHolds: (holds: ReadonlyArray<Record<string, unknown>>) =>
     named('adopt_holds', 'SELECT gateway_adopt_holds($1::jsonb)', [jsonParameter(holds)]),
   /** Which of these leases still exist. */
@@ -203,7 +203,7 @@ export const statements = {
       ids,
     ]),
   ledgerIdentity: () => named('ledger_identity', 'SELECT id FROM ledger_identity', []),
-  /** Take, top up, renew, shrink or hand back a balance lease (migration 12). */
+  /** Take, top up, renew, shrink or hand back a balance lease (gateway_renew_lease). */
   renewLease: (lease: LeaseRenewal) =>
     named('renew_key_lease', `SELECT lease_id, granted_nano, charged_nano FROM gateway_renew_lease(${placeholders(12)})`, [
       lease.leaseId,
@@ -270,7 +270,7 @@ export const statements = {
     ]),
   fixQuote: (accountId: string, id: string) =>
     named('fix_quote', `SELECT ${fixQuoteColumns} FROM fix_quotes WHERE account_id = $1 AND id = $2`, [accountId, id]),
-  /** Run insert, then the hold through gateway_place_hold, in one statement (migrations 3 and 13). */
+  /** Run insert, then the hold through gateway_place_hold, in one statement (gateway_start_fix_run). */
   startFixRun: (run: FixRunRecord, hold: HoldRecord, dailyLimitNano: number | null) =>
     named('start_fix_run', startFixRunText, [
       run.id,
