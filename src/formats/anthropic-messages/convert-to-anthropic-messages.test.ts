@@ -1,5 +1,6 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
+import { image, text, toolCall } from '../../testing/canonical-builders.ts';
 import { convert, user } from './anthropic-request-test-kit.ts';
 
 describe('messages', () => {
@@ -41,13 +42,7 @@ describe('messages', () => {
   test('drops empty and whitespace-only text, and assistant turns left empty', () => {
     const body = convert({
       messages: [
-        {
-          role: 'user',
-          content: [
-            { type: 'text', text: ' ' },
-            { type: 'text', text: 'q' },
-          ],
-        },
+        { role: 'user', content: [text(' '), text('q')] },
         { role: 'assistant', content: '' },
         { role: 'assistant', content: null },
         user('again'),
@@ -71,10 +66,7 @@ describe('messages', () => {
         {
           role: 'assistant',
           content: 'Checking.',
-          toolCalls: [
-            { id: 'toolu_1', name: 'get_weather', arguments: '{"city":"Paris"}' },
-            { id: 'toolu_2', name: 'get_weather', arguments: 'not json' },
-          ],
+          toolCalls: [toolCall('toolu_1', 'get_weather', '{"city":"Paris"}'), toolCall('toolu_2', 'get_weather', 'not json')],
         },
         { role: 'tool', toolCallId: 'toolu_1', content: '18C' },
         { role: 'tool', toolCallId: 'toolu_2', content: '' },
@@ -135,10 +127,10 @@ describe('messages', () => {
         {
           role: 'user',
           content: [
-            { type: 'text', text: 'what is this?' },
-            { type: 'image', url: 'data:image/png;base64,iVBORw0KGgo=' },
-            { type: 'image', url: 'https://example.com/cat.jpg', detail: 'high' },
-            { type: 'image', url: 'data:image/svg+xml,%3Csvg%2F%3E' },
+            text('what is this?'),
+            image('data:image/png;base64,iVBORw0KGgo='),
+            image('https://example.com/cat.jpg', { detail: 'high' }),
+            image('data:image/svg+xml,%3Csvg%2F%3E'),
           ],
         },
       ],

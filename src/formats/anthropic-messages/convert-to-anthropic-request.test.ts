@@ -1,6 +1,7 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { ChatMessage } from '../../canonical/chat-request.ts';
+import { image, text, toolCall, toolResult } from '../../testing/canonical-builders.ts';
 import { convertToAnthropicRequest } from './convert-to-anthropic-request.ts';
 import { convert, user } from './anthropic-request-test-kit.ts';
 
@@ -93,24 +94,9 @@ describe('what Anthropic clients send, sent back exactly', () => {
   test('cache_control on text, images, tool results and the last block of an assistant turn', () => {
     const body = convert({
       messages: [
-        {
-          role: 'user',
-          content: [
-            { type: 'text', text: 'look', cacheControl: cache },
-            { type: 'image', url: 'data:image/png;base64,AAAA', cacheControl: cache },
-          ],
-        },
-        { role: 'assistant', content: 'ok', toolCalls: [{ id: 'toolu_1', name: 'Read', arguments: '{}' }], cacheControl: cache },
-        {
-          role: 'tool',
-          toolCallId: 'toolu_1',
-          content: [
-            { type: 'text', text: 'an image:' },
-            { type: 'image', url: 'data:image/png;base64,BBBB' },
-          ],
-          isError: true,
-          cacheControl: cache,
-        },
+        { role: 'user', content: [text('look', { cacheControl: cache }), image('data:image/png;base64,AAAA', { cacheControl: cache })] },
+        { role: 'assistant', content: 'ok', toolCalls: [toolCall('toolu_1', 'Read', '{}')], cacheControl: cache },
+        toolResult('toolu_1', [text('an image:'), image('data:image/png;base64,BBBB')], { isError: true, cacheControl: cache }),
       ],
     });
     assert.deepEqual(body.messages, [

@@ -1,6 +1,7 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { GatewayError } from '../../errors/gateway-error.ts';
+import { image, text, toolResult } from '../../testing/canonical-builders.ts';
 import { parseBetas, parseMessagesRequest } from './parse-messages-request.ts';
 
 const base = { model: 'svc/balanced', max_tokens: 1024, messages: [{ role: 'user', content: 'hi' }] };
@@ -65,32 +66,17 @@ describe('messages', () => {
       { role: 'system', content: 'You are Claude Code.', cacheControl: cache },
       { role: 'system', content: 'Be brief.' },
       { role: 'system', content: 'Extra rules.' },
-      {
-        role: 'user',
-        content: [
-          { type: 'text', text: 'Look:', cacheControl: cache },
-          { type: 'image', url: 'data:image/png;base64,iVBORw0KGgo=' },
-          { type: 'image', url: 'https://x/cat.png' },
-        ],
-      },
+      { role: 'user', content: [text('Look:', { cacheControl: cache }), image('data:image/png;base64,iVBORw0KGgo='), image('https://x/cat.png')] },
       {
         role: 'assistant',
         content: 'Reading it.',
         toolCalls: [{ id: 'toolu_1', name: 'Read', arguments: '{"path":"a.png"}' }],
         reasoning: [{ text: 'Let me look.', signature: 'sig-1' }, { redacted: 'opaque' }],
       },
-      {
-        role: 'tool',
-        toolCallId: 'toolu_1',
-        content: [
-          { type: 'text', text: 'an image:' },
-          { type: 'image', url: 'data:image/png;base64,AAAA' },
-        ],
-        cacheControl: cache,
-      },
-      { role: 'user', content: [{ type: 'text', text: '<system-reminder>x</system-reminder>' }] },
+      toolResult('toolu_1', [text('an image:'), image('data:image/png;base64,AAAA')], { cacheControl: cache }),
+      { role: 'user', content: [text('<system-reminder>x</system-reminder>')] },
       { role: 'assistant', content: 'Done.' },
-      { role: 'tool', toolCallId: 'toolu_2', content: 'boom', isError: true },
+      toolResult('toolu_2', 'boom', { isError: true }),
     ]);
   });
 
@@ -103,7 +89,7 @@ describe('messages', () => {
       ],
     });
     assert.deepEqual(parsed.request.messages, [
-      { role: 'user', content: [{ type: 'text', text: 'notes' }] },
+      { role: 'user', content: [text('notes')] },
       { role: 'assistant', content: 'ok', cacheControl: cache },
     ]);
   });
