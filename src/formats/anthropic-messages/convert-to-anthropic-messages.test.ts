@@ -2,6 +2,7 @@ import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { image, text, toolCall } from '../../testing/canonical-builders.ts';
 import { convert, user } from './anthropic-request-test-kit.ts';
+import { base64Image, urlImage } from './anthropic-wire-test-kit.ts';
 
 describe('messages', () => {
   test('joins system and developer messages into system, wherever they are', () => {
@@ -136,9 +137,9 @@ describe('messages', () => {
       ],
     });
     assert.deepEqual(body.messages[0]!.content.slice(1), [
-      { type: 'image', source: { type: 'base64', media_type: 'image/png', data: 'iVBORw0KGgo=' } },
-      { type: 'image', source: { type: 'url', url: 'https://example.com/cat.jpg' } },
-      { type: 'image', source: { type: 'base64', media_type: 'image/svg+xml', data: Buffer.from('<svg/>').toString('base64') } },
+      base64Image('image/png', 'iVBORw0KGgo='),
+      urlImage('https://example.com/cat.jpg'),
+      base64Image('image/svg+xml', Buffer.from('<svg/>').toString('base64')),
     ]);
   });
 });

@@ -4,6 +4,7 @@ import type { ChatMessage } from '../../canonical/chat-request.ts';
 import { image, text, toolCall, toolResult } from '../../testing/canonical-builders.ts';
 import { convertToAnthropicRequest } from './convert-to-anthropic-request.ts';
 import { convert, user } from './anthropic-request-test-kit.ts';
+import { base64Image } from './anthropic-wire-test-kit.ts';
 
 describe('request fields', () => {
   test('maps model, max tokens, stop, sampling and copies unknown fields', () => {
@@ -102,10 +103,7 @@ describe('what Anthropic clients send, sent back exactly', () => {
     assert.deepEqual(body.messages, [
       {
         role: 'user',
-        content: [
-          { type: 'text', text: 'look', cache_control: cache },
-          { type: 'image', source: { type: 'base64', media_type: 'image/png', data: 'AAAA' }, cache_control: cache },
-        ],
+        content: [{ type: 'text', text: 'look', cache_control: cache }, base64Image('image/png', 'AAAA', { cache_control: cache })],
       },
       {
         role: 'assistant',
@@ -120,10 +118,7 @@ describe('what Anthropic clients send, sent back exactly', () => {
           {
             type: 'tool_result',
             tool_use_id: 'toolu_1',
-            content: [
-              { type: 'text', text: 'an image:' },
-              { type: 'image', source: { type: 'base64', media_type: 'image/png', data: 'BBBB' } },
-            ],
+            content: [{ type: 'text', text: 'an image:' }, base64Image('image/png', 'BBBB')],
             is_error: true,
             cache_control: cache,
           },

@@ -3,6 +3,7 @@ import assert from 'node:assert/strict';
 import { GatewayError } from '../../errors/gateway-error.ts';
 import { image, text, toolResult } from '../../testing/canonical-builders.ts';
 import { parseBetas, parseMessagesRequest } from './parse-messages-request.ts';
+import { base64Image, urlImage } from './anthropic-wire-test-kit.ts';
 
 const base = { model: 'svc/balanced', max_tokens: 1024, messages: [{ role: 'user', content: 'hi' }] };
 const cache = { type: 'ephemeral' };
@@ -26,11 +27,7 @@ describe('messages', () => {
         { role: 'system', content: 'Extra rules.' },
         {
           role: 'user',
-          content: [
-            { type: 'text', text: 'Look:', cache_control: cache },
-            { type: 'image', source: { type: 'base64', media_type: 'image/png', data: 'iVBORw0KGgo=' } },
-            { type: 'image', source: { type: 'url', url: 'https://x/cat.png' } },
-          ],
+          content: [{ type: 'text', text: 'Look:', cache_control: cache }, base64Image('image/png', 'iVBORw0KGgo='), urlImage('https://x/cat.png')],
         },
         {
           role: 'assistant',
@@ -49,10 +46,7 @@ describe('messages', () => {
             {
               type: 'tool_result',
               tool_use_id: 'toolu_1',
-              content: [
-                { type: 'text', text: 'an image:' },
-                { type: 'image', source: { type: 'base64', media_type: 'image/png', data: 'AAAA' } },
-              ],
+              content: [{ type: 'text', text: 'an image:' }, base64Image('image/png', 'AAAA')],
               is_error: false,
               cache_control: cache,
             },
