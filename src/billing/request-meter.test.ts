@@ -5,12 +5,18 @@ import { sampleKey } from '../testing/store-contract.ts';
 import { DEFAULT_ACCOUNT_ID, type Store } from '../storage/store.ts';
 import { RequestMeter } from './request-meter.ts';
 
-test('a settlement the database refuses once is retried: the charge is recorded and the hold released', async () => {
+/** A migrated in-memory SQLite store holding one key, its account funded with 1,000,000 nano. */
+async function fundedStore() {
   const real = createSqliteStore(':memory:');
   await real.migrate();
   const key = sampleKey();
   await real.insertKey(key);
   await real.addFunds(DEFAULT_ACCOUNT_ID, 1_000_000, 'test');
+  return { real, key };
+}
+
+test('a settlement the database refuses once is retried: the charge is recorded and the hold released', async () => {
+  const { real, key } = await fundedStore();
   let failures = 1;
   // The real store, with one transient failure injected in front of it.
   const store: Store = {
@@ -32,11 +38,7 @@ test('a settlement the database refuses once is retried: the charge is recorded 
 });
 
 test('only requests in flight are live: a settlement that fails for good stops renewing its hold', async () => {
-  const real = createSqliteStore(':memory:');
-  await real.migrate();
-  const key = sampleKey();
-  await real.insertKey(key);
-  await real.addFunds(DEFAULT_ACCOUNT_ID, 1_000_000, 'test');
+  const { real, key } = await fundedStore();
   const store: Store = {
     ...real,
     async recordReceipt() {

@@ -1,32 +1,16 @@
 import assert from 'node:assert/strict';
 import { after, describe, test } from 'node:test';
 import { Redis } from 'ioredis';
-import {
-  connectTestRedis,
-  deleteKeysUnder,
-  REDIS_TEST_URL,
-  reportRedisUnreachable,
-  uniqueTestPrefix,
-} from '../../test/helpers/redis-test-connection.ts';
+import { REDIS_TEST_URL, withTestRedis } from '../../test/helpers/redis-test-connection.ts';
 import { createRedisKeyChangeSignal } from './redis-key-change-signal.ts';
 
-const connection = await connectTestRedis();
-
-if (!(connection instanceof Redis)) {
-  reportRedisUnreachable('redis key change signal', connection.unreachable);
-} else {
-  const redis = connection;
-  const runPrefix = uniqueTestPrefix();
+await withTestRedis('redis key change signal', (redis, runPrefix) => {
   // A second connection stands for a second gateway process.
   const other = new Redis(REDIS_TEST_URL, { maxRetriesPerRequest: 0 });
   let counters = 0;
   const freshKey = () => `${runPrefix}keys:version:${(counters += 1)}`;
 
-  after(async () => {
-    await deleteKeysUnder(redis, runPrefix);
-    other.disconnect();
-    redis.disconnect();
-  });
+  after(() => other.disconnect());
 
   describe('redis key change signal', () => {
     test('a bump from one process is seen by the next read in another', async () => {
@@ -97,4 +81,4 @@ if (!(connection instanceof Redis)) {
       assert.ok(restarted / 1_000_000n <= seconds && restarted / 1_000_000n >= seconds - 5n, `${restarted} is not the server's clock in µs`);
     });
   });
-}
+});

@@ -1,31 +1,14 @@
 import assert from 'node:assert/strict';
-import { after, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 import { Redis } from 'ioredis';
 import { createRedisRateLimiter } from './redis-rate-limiter.ts';
 import { runRateLimiterContract } from '../testing/rate-limiter-contract.ts';
-import {
-  connectTestRedis,
-  deleteKeysUnder,
-  REDIS_TEST_URL,
-  reportRedisUnreachable,
-  uniqueTestPrefix,
-} from '../../test/helpers/redis-test-connection.ts';
+import { REDIS_TEST_URL, withTestRedis } from '../../test/helpers/redis-test-connection.ts';
 
-const connection = await connectTestRedis();
-
-if (!(connection instanceof Redis)) {
-  reportRedisUnreachable('redis rate limiter', connection.unreachable);
-} else {
-  const redis = connection;
-  const runPrefix = uniqueTestPrefix();
+await withTestRedis('redis rate limiter', (redis, runPrefix) => {
   let limiters = 0;
   /** A fresh, empty limiter: its own prefix under this run's. */
   const freshPrefix = () => `${runPrefix}${(limiters += 1)}:`;
-
-  after(async () => {
-    await deleteKeysUnder(redis, runPrefix);
-    redis.disconnect();
-  });
 
   async function serverMs(): Promise<number> {
     const [seconds, micros] = await redis.time();
@@ -141,4 +124,4 @@ if (!(connection instanceof Redis)) {
       assert.equal(await redis.ping(), 'PONG');
     });
   });
-}
+});

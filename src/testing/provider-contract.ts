@@ -1,6 +1,6 @@
 import { after, before, beforeEach, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import type { ModelConfig } from '../config/schema.ts';
+import { configSchema, type ModelConfig, type ProviderConfig } from '../config/schema.ts';
 import type { ChatRequest } from '../canonical/chat-request.ts';
 import type { ChatResult } from '../canonical/chat-result.ts';
 import type { StreamPart } from '../canonical/stream-part.ts';
@@ -39,6 +39,24 @@ export function contractRequest(text = 'hi'): ChatRequest {
     extra: {},
     passThrough: { format: 'openai', fields: {} },
   } as unknown as ChatRequest;
+}
+
+/**
+ * The config of one provider (4 connections) and its one model, `${id}/model` upstream `upstream-model`,
+ * behind every alias: `provider` and `model` give the rest of their fields, as in a config file.
+ */
+export function oneModelConfig(
+  provider: { id: string } & Record<string, unknown>,
+  model: Record<string, unknown>,
+): { provider: ProviderConfig; model: ModelConfig } {
+  const id = `${provider.id}/model`;
+  const alias = { candidates: [id], reasoning: 'low' };
+  const config = configSchema.parse({
+    providers: [{ ...provider, connections: 4 }],
+    models: [{ id, provider: provider.id, upstream: 'upstream-model', ...model }],
+    aliases: { 'svc/fast': alias, 'svc/balanced': alias, 'svc/best': alias },
+  });
+  return { provider: config.providers[0]!, model: config.models[0]! };
 }
 
 export function contractCall(model: ModelConfig, options: Partial<ProviderCall> = {}): ProviderCall {
@@ -82,24 +100,40 @@ function endOfEventWith(chunks: string, text: string): number {
   return Buffer.from(chunks).indexOf('\n\n', at) + 2;
 }
 
+/** A fixture server and the subject's adapter (and model) against it. */
+interface LiveSubject {
+  server: FixtureServer;
+  provider: ProviderAdapter;
+  model: ModelConfig;
+}
+
+/**
+ * For the tests of the enclosing describe: before them, starts a fixture server and the subject's
+ * adapter against it and hands both to `use`; resets the server before each; closes both after them.
+ */
+function serveSubject(subject: ContractSubject, use: (live: LiveSubject) => void): void {
+  let live: LiveSubject;
+  before(async () => {
+    const server = await startFixtureServer();
+    live = { server, ...subject.create(server.url, 2_000) };
+    use(live);
+  });
+  after(async () => {
+    await live.provider.close();
+    await live.server.close();
+  });
+  beforeEach(() => live.server.reset());
+}
+
 export function runProviderContract(subject: ContractSubject): void {
   describe(`${subject.name} adapter contract`, () => {
     let server: FixtureServer;
     let provider: ProviderAdapter;
     let model: ModelConfig;
+    serveSubject(subject, (live) => ({ server, provider, model } = live));
     const fixture = (file: string) => loadFixture(subject.fixtures, file);
     const textChunks = () => fixture(`${subject.text.chunks}.chunks.txt`);
     const firstText = () => (subject.text.parts.find((part) => part.type === 'text-delta') as { text: string }).text;
-
-    before(async () => {
-      server = await startFixtureServer();
-      ({ provider, model } = subject.create(server.url, 2_000));
-    });
-    after(async () => {
-      await provider.close();
-      await server.close();
-    });
-    beforeEach(() => server.reset());
 
     test('generate returns the canonical result of a recorded answer, usage included', async () => {
       server.reply(jsonReply(fixture(`${subject.text.json}.json`)));
@@ -275,15 +309,7 @@ export function runFixtureReplays(subject: ContractSubject, streams: StreamFixtu
     let server: FixtureServer;
     let provider: ProviderAdapter;
     let model: ModelConfig;
-    before(async () => {
-      server = await startFixtureServer();
-      ({ provider, model } = subject.create(server.url, 2_000));
-    });
-    after(async () => {
-      await provider.close();
-      await server.close();
-    });
-    beforeEach(() => server.reset());
+    serveSubject(subject, (live) => ({ server, provider, model } = live));
 
     test('every fixture file has a replay case', () => {
       const covered = new Set([...streams.map((c) => `${c.fixture}.chunks.txt`), ...responses.map((c) => `${c.fixture}.json`)]);

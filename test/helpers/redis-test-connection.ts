@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { test } from 'node:test';
+import { after, test } from 'node:test';
 import { Redis } from 'ioredis';
 
 /**
@@ -58,4 +58,23 @@ export async function deleteKeysUnder(redis: Redis, prefix: string): Promise<voi
     if (keys.length > 0) await redis.unlink(...keys);
     cursor = next;
   } while (cursor !== '0');
+}
+
+/**
+ * A suite that needs a real Redis: `define` registers its tests with a connected client and a key
+ * prefix no other run shares; after them the keys under the prefix are deleted and the client
+ * disconnected. Without a reachable Redis the suite is reported unreachable instead (see above).
+ */
+export async function withTestRedis(suite: string, define: (redis: Redis, prefix: string) => void): Promise<void> {
+  const connection = await connectTestRedis();
+  if (!(connection instanceof Redis)) {
+    reportRedisUnreachable(suite, connection.unreachable);
+    return;
+  }
+  const prefix = uniqueTestPrefix();
+  after(async () => {
+    await deleteKeysUnder(connection, prefix);
+    connection.disconnect();
+  });
+  define(connection, prefix);
 }

@@ -1,6 +1,8 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
+import { image, text, toolCall } from '../../testing/canonical-builders.ts';
 import { convert, user } from './anthropic-request-test-kit.ts';
+import { base64Image, urlImage } from './anthropic-wire-test-kit.ts';
 
 describe('messages', () => {
   test('joins system and developer messages into system, wherever they are', () => {
@@ -41,13 +43,7 @@ describe('messages', () => {
   test('drops empty and whitespace-only text, and assistant turns left empty', () => {
     const body = convert({
       messages: [
-        {
-          role: 'user',
-          content: [
-            { type: 'text', text: ' ' },
-            { type: 'text', text: 'q' },
-          ],
-        },
+        { role: 'user', content: [text(' '), text('q')] },
         { role: 'assistant', content: '' },
         { role: 'assistant', content: null },
         user('again'),
@@ -71,10 +67,7 @@ describe('messages', () => {
         {
           role: 'assistant',
           content: 'Checking.',
-          toolCalls: [
-            { id: 'toolu_1', name: 'get_weather', arguments: '{"city":"Paris"}' },
-            { id: 'toolu_2', name: 'get_weather', arguments: 'not json' },
-          ],
+          toolCalls: [toolCall('toolu_1', 'get_weather', '{"city":"Paris"}'), toolCall('toolu_2', 'get_weather', 'not json')],
         },
         { role: 'tool', toolCallId: 'toolu_1', content: '18C' },
         { role: 'tool', toolCallId: 'toolu_2', content: '' },
@@ -135,18 +128,18 @@ describe('messages', () => {
         {
           role: 'user',
           content: [
-            { type: 'text', text: 'what is this?' },
-            { type: 'image', url: 'data:image/png;base64,iVBORw0KGgo=' },
-            { type: 'image', url: 'https://example.com/cat.jpg', detail: 'high' },
-            { type: 'image', url: 'data:image/svg+xml,%3Csvg%2F%3E' },
+            text('what is this?'),
+            image('data:image/png;base64,iVBORw0KGgo='),
+            image('https://example.com/cat.jpg', { detail: 'high' }),
+            image('data:image/svg+xml,%3Csvg%2F%3E'),
           ],
         },
       ],
     });
     assert.deepEqual(body.messages[0]!.content.slice(1), [
-      { type: 'image', source: { type: 'base64', media_type: 'image/png', data: 'iVBORw0KGgo=' } },
-      { type: 'image', source: { type: 'url', url: 'https://example.com/cat.jpg' } },
-      { type: 'image', source: { type: 'base64', media_type: 'image/svg+xml', data: Buffer.from('<svg/>').toString('base64') } },
+      base64Image('image/png', 'iVBORw0KGgo='),
+      urlImage('https://example.com/cat.jpg'),
+      base64Image('image/svg+xml', Buffer.from('<svg/>').toString('base64')),
     ]);
   });
 });

@@ -1,8 +1,10 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { ChatMessage } from '../../canonical/chat-request.ts';
+import { image, text, toolCall, toolResult } from '../../testing/canonical-builders.ts';
 import { convertToAnthropicRequest } from './convert-to-anthropic-request.ts';
 import { convert, user } from './anthropic-request-test-kit.ts';
+import { base64Image } from './anthropic-wire-test-kit.ts';
 
 describe('request fields', () => {
   test('maps model, max tokens, stop, sampling and copies unknown fields', () => {
@@ -100,35 +102,21 @@ describe('what Anthropic clients send, sent back exactly', () => {
         {
           role: 'user',
           content: [
-            { type: 'text', text: 'look', providerOptions: { anthropic: { cacheControl: cache } } },
-            { type: 'image', url: 'data:image/png;base64,AAAA', providerOptions: { anthropic: { cacheControl: cache } } },
+            text('look', { providerOptions: { anthropic: { cacheControl: cache } } }),
+            image('data:image/png;base64,AAAA', { providerOptions: { anthropic: { cacheControl: cache } } }),
           ],
         },
-        {
-          role: 'assistant',
-          content: 'ok',
-          toolCalls: [{ id: 'toolu_1', name: 'Read', arguments: '{}' }],
-          providerOptions: { anthropic: { cacheControl: cache } },
-        },
-        {
-          role: 'tool',
-          toolCallId: 'toolu_1',
-          content: [
-            { type: 'text', text: 'an image:' },
-            { type: 'image', url: 'data:image/png;base64,BBBB' },
-          ],
+        { role: 'assistant', content: 'ok', toolCalls: [toolCall('toolu_1', 'Read', '{}')], providerOptions: { anthropic: { cacheControl: cache } } },
+        toolResult('toolu_1', [text('an image:'), image('data:image/png;base64,BBBB')], {
           isError: true,
           providerOptions: { anthropic: { cacheControl: cache } },
-        },
+        }),
       ],
     });
     assert.deepEqual(body.messages, [
       {
         role: 'user',
-        content: [
-          { type: 'text', text: 'look', cache_control: cache },
-          { type: 'image', source: { type: 'base64', media_type: 'image/png', data: 'AAAA' }, cache_control: cache },
-        ],
+        content: [{ type: 'text', text: 'look', cache_control: cache }, base64Image('image/png', 'AAAA', { cache_control: cache })],
       },
       {
         role: 'assistant',
@@ -143,10 +131,7 @@ describe('what Anthropic clients send, sent back exactly', () => {
           {
             type: 'tool_result',
             tool_use_id: 'toolu_1',
-            content: [
-              { type: 'text', text: 'an image:' },
-              { type: 'image', source: { type: 'base64', media_type: 'image/png', data: 'BBBB' } },
-            ],
+            content: [{ type: 'text', text: 'an image:' }, base64Image('image/png', 'BBBB')],
             is_error: true,
             cache_control: cache,
           },

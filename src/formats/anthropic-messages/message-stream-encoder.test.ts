@@ -2,6 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { GatewayError } from '../../errors/gateway-error.ts';
 import type { StreamPart } from '../../canonical/stream-part.ts';
+import { finish, reasoningDeltas, textDeltas, toolCallParts } from '../../testing/canonical-builders.ts';
 import { MessageStreamEncoder } from './message-stream-encoder.ts';
 
 const usage = { inputTokens: 120, cachedInputTokens: 100, cacheWriteTokens: 0, outputTokens: 30, reasoningTokens: 0 };
@@ -29,17 +30,12 @@ function encode(parts: StreamPart[]): string {
 test('thinking, text and two tool uses: blocks numbered in order, each started, filled and stopped', () => {
   const list = events(
     encode([
-      { type: 'reasoning-delta', text: 'Hm' },
-      { type: 'reasoning-delta', text: 'm.' },
+      ...reasoningDeltas('Hm', 'm.'),
       { type: 'reasoning-signature', signature: 'sig' },
-      { type: 'text-delta', text: 'Checking' },
-      { type: 'text-delta', text: '' },
-      { type: 'tool-call-start', index: 0, id: 'toolu_a', name: 'Read' },
-      { type: 'tool-call-delta', index: 0, argumentsDelta: '{"path":' },
-      { type: 'tool-call-delta', index: 0, argumentsDelta: '"a"}' },
-      { type: 'tool-call-start', index: 1, id: 'toolu_b', name: 'Bash' },
-      { type: 'tool-call-delta', index: 1, argumentsDelta: '{}' },
-      { type: 'finish', finishReason: 'tool_calls', usage },
+      ...textDeltas('Checking', ''),
+      ...toolCallParts(0, 'toolu_a', 'Read', '{"path":', '"a"}'),
+      ...toolCallParts(1, 'toolu_b', 'Bash', '{}'),
+      finish('tool_calls', { usage }),
     ]),
   );
   assert.deepEqual(list, [
@@ -89,13 +85,13 @@ test('thinking, text and two tool uses: blocks numbered in order, each started, 
 test('a signature closes its thinking block: later reasoning opens a new one; redacted thinking is a block of its own', () => {
   const list = events(
     encode([
-      { type: 'reasoning-delta', text: 'a' },
+      ...reasoningDeltas('a'),
       { type: 'reasoning-signature', signature: 's1' },
       { type: 'reasoning-redacted', data: 'opaque' },
-      { type: 'reasoning-delta', text: 'b' },
+      ...reasoningDeltas('b'),
       { type: 'reasoning-signature', signature: 's2' },
-      { type: 'text-delta', text: 'x' },
-      { type: 'finish', finishReason: 'stop', stopSequence: 'END' },
+      ...textDeltas('x'),
+      finish('stop', { stopSequence: 'END' }),
     ]),
   );
   const shape = list.map(([name, data]) => `${name}:${data.index ?? ''}:${data.content_block?.type ?? data.delta?.type ?? ''}`);
@@ -121,13 +117,7 @@ test('a signature closes its thinking block: later reasoning opens a new one; re
 });
 
 test('unsigned reasoning (another provider) then text: thinking block without a signature delta', () => {
-  const list = events(
-    encode([
-      { type: 'reasoning-delta', text: 'r' },
-      { type: 'text-delta', text: 't' },
-      { type: 'finish', finishReason: 'length' },
-    ]),
-  );
+  const list = events(encode([...reasoningDeltas('r'), ...textDeltas('t'), finish('length')]));
   assert.deepEqual(
     list.map(([name, data]) => data.delta?.type ?? name),
     [
@@ -147,7 +137,7 @@ test('unsigned reasoning (another provider) then text: thinking block without a 
 
 test('an empty answer is message_start, message_delta, message_stop', () => {
   assert.deepEqual(
-    events(encode([{ type: 'finish', finishReason: 'stop' }])).map(([name]) => name),
+    events(encode([finish('stop')])).map(([name]) => name),
     ['message_start', 'message_delta', 'message_stop'],
   );
 });

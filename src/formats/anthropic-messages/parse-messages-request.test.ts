@@ -1,7 +1,9 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { GatewayError } from '../../errors/gateway-error.ts';
+import { image, text, toolResult } from '../../testing/canonical-builders.ts';
 import { parseBetas, parseMessagesRequest } from './parse-messages-request.ts';
+import { base64Image, urlImage } from './anthropic-wire-test-kit.ts';
 
 const base = { model: 'svc/balanced', max_tokens: 1024, messages: [{ role: 'user', content: 'hi' }] };
 const cache = { type: 'ephemeral' };
@@ -25,11 +27,7 @@ describe('messages', () => {
         { role: 'system', content: 'Extra rules.' },
         {
           role: 'user',
-          content: [
-            { type: 'text', text: 'Look:', cache_control: cache },
-            { type: 'image', source: { type: 'base64', media_type: 'image/png', data: 'iVBORw0KGgo=' } },
-            { type: 'image', source: { type: 'url', url: 'https://x/cat.png' } },
-          ],
+          content: [{ type: 'text', text: 'Look:', cache_control: cache }, base64Image('image/png', 'iVBORw0KGgo='), urlImage('https://x/cat.png')],
         },
         {
           role: 'assistant',
@@ -48,10 +46,7 @@ describe('messages', () => {
             {
               type: 'tool_result',
               tool_use_id: 'toolu_1',
-              content: [
-                { type: 'text', text: 'an image:' },
-                { type: 'image', source: { type: 'base64', media_type: 'image/png', data: 'AAAA' } },
-              ],
+              content: [{ type: 'text', text: 'an image:' }, base64Image('image/png', 'AAAA')],
               is_error: false,
               cache_control: cache,
             },
@@ -68,9 +63,9 @@ describe('messages', () => {
       {
         role: 'user',
         content: [
-          { type: 'text', text: 'Look:', providerOptions: { anthropic: { cacheControl: cache } } },
-          { type: 'image', url: 'data:image/png;base64,iVBORw0KGgo=' },
-          { type: 'image', url: 'https://x/cat.png' },
+          text('Look:', { providerOptions: { anthropic: { cacheControl: cache } } }),
+          image('data:image/png;base64,iVBORw0KGgo='),
+          image('https://x/cat.png'),
         ],
       },
       {
@@ -79,18 +74,10 @@ describe('messages', () => {
         toolCalls: [{ id: 'toolu_1', name: 'Read', arguments: '{"path":"a.png"}' }],
         reasoning: [{ text: 'Let me look.', signature: 'sig-1' }, { redacted: 'opaque' }],
       },
-      {
-        role: 'tool',
-        toolCallId: 'toolu_1',
-        content: [
-          { type: 'text', text: 'an image:' },
-          { type: 'image', url: 'data:image/png;base64,AAAA' },
-        ],
-        providerOptions: { anthropic: { cacheControl: cache } },
-      },
-      { role: 'user', content: [{ type: 'text', text: '<system-reminder>x</system-reminder>' }] },
+      toolResult('toolu_1', [text('an image:'), image('data:image/png;base64,AAAA')], { providerOptions: { anthropic: { cacheControl: cache } } }),
+      { role: 'user', content: [text('<system-reminder>x</system-reminder>')] },
       { role: 'assistant', content: 'Done.' },
-      { role: 'tool', toolCallId: 'toolu_2', content: 'boom', isError: true },
+      toolResult('toolu_2', 'boom', { isError: true }),
     ]);
   });
 
@@ -103,7 +90,7 @@ describe('messages', () => {
       ],
     });
     assert.deepEqual(parsed.request.messages, [
-      { role: 'user', content: [{ type: 'text', text: 'notes' }] },
+      { role: 'user', content: [text('notes')] },
       { role: 'assistant', content: 'ok', providerOptions: { anthropic: { cacheControl: cache } } },
     ]);
   });

@@ -3,6 +3,7 @@ import assert from 'node:assert/strict';
 import type { ModelConfig } from '../../config/schema.ts';
 import type { ChatRequest } from '../../canonical/chat-request.ts';
 import type { ProviderCall } from '../../providers/provider.ts';
+import { image, text, toolCall, toolResult } from '../../testing/canonical-builders.ts';
 import { convertToOpenAIRequest } from './convert-to-openai-request.ts';
 
 const model = { upstream: 'alpha', capabilities: { tools: true, vision: true, reasoning: false } } as ModelConfig;
@@ -62,25 +63,10 @@ describe('a request that came in the Anthropic format', () => {
   test('tool results with images: text in the tool message, images in one user message after the results', () => {
     const body = convert({
       messages: [
-        {
-          role: 'assistant',
-          content: null,
-          toolCalls: [
-            { id: 'a', name: 'Read', arguments: '{}' },
-            { id: 'b', name: 'Read', arguments: '{}' },
-          ],
-        },
-        {
-          role: 'tool',
-          toolCallId: 'a',
-          content: [
-            { type: 'text', text: 'png:' },
-            { type: 'image', url: 'data:image/png;base64,AAAA' },
-          ],
-          isError: false,
-        },
-        { role: 'tool', toolCallId: 'b', content: 'plain', providerOptions: { anthropic: { cacheControl: cache } } },
-        { role: 'user', content: [{ type: 'text', text: 'next' }] },
+        { role: 'assistant', content: null, toolCalls: [toolCall('a', 'Read', '{}'), toolCall('b', 'Read', '{}')] },
+        toolResult('a', [text('png:'), image('data:image/png;base64,AAAA')], { isError: false }),
+        toolResult('b', 'plain', { providerOptions: { anthropic: { cacheControl: cache } } }),
+        { role: 'user', content: [text('next')] },
       ],
     });
     assert.deepEqual((body.messages as unknown[]).slice(1), [

@@ -1,6 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { GatewayError } from '../../errors/gateway-error.ts';
+import { image, text } from '../../testing/canonical-builders.ts';
 import { parseChatCompletionRequest } from './parse-chat-request.ts';
 
 const base = { model: 'svc/fast', messages: [{ role: 'user', content: 'hi' }] };
@@ -38,13 +39,7 @@ test('translates every role and content part to the canonical request', () => {
   });
   assert.deepEqual(parsed.request.messages, [
     { role: 'developer', content: 'Rules.' },
-    {
-      role: 'user',
-      content: [
-        { type: 'text', text: 'Look:' },
-        { type: 'image', url: 'https://x/cat.png', detail: 'low' },
-      ],
-    },
+    { role: 'user', content: [text('Look:'), image('https://x/cat.png', { detail: 'low' })] },
     { role: 'assistant', content: null, toolCalls: [{ id: 'c1', name: 'f', arguments: '{}' }] },
     { role: 'tool', toolCallId: 'c1', content: 'done' },
   ]);

@@ -1,6 +1,7 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { GatewayError } from '../../errors/gateway-error.ts';
+import { image, text, toolCall, toolResult } from '../../testing/canonical-builders.ts';
 import { parseResponsesRequest } from './parse-responses-request.ts';
 
 const base = { model: 'svc/fast', input: 'hi' };
@@ -57,32 +58,16 @@ describe('input', () => {
     });
     assert.deepEqual(parsed.request.messages, [
       { role: 'developer', content: 'rules' },
-      {
-        role: 'user',
-        content: [
-          { type: 'text', text: 'look' },
-          { type: 'image', url: 'data:image/png;base64,AA', detail: 'low' },
-        ],
-      },
+      { role: 'user', content: [text('look'), image('data:image/png;base64,AA', { detail: 'low' })] },
       {
         role: 'assistant',
         content: 'Running it.',
-        toolCalls: [
-          { id: 'call_1', name: 'shell', arguments: '{"command":["ls"]}' },
-          { id: 'call_2', name: 'fs__read', arguments: '{}' },
-        ],
+        toolCalls: [toolCall('call_1', 'shell', '{"command":["ls"]}'), toolCall('call_2', 'fs__read', '{}')],
       },
-      { role: 'tool', toolCallId: 'call_1', content: 'a.txt' },
-      {
-        role: 'tool',
-        toolCallId: 'call_2',
-        content: [
-          { type: 'text', text: 'x' },
-          { type: 'image', url: 'https://x/y.png' },
-        ],
-      },
-      { role: 'assistant', content: null, toolCalls: [{ id: 'call_3', name: 'apply_patch', arguments: '{"input":"*** Begin Patch"}' }] },
-      { role: 'tool', toolCallId: 'call_3', content: 'failed', isError: true },
+      toolResult('call_1', 'a.txt'),
+      toolResult('call_2', [text('x'), image('https://x/y.png')]),
+      { role: 'assistant', content: null, toolCalls: [toolCall('call_3', 'apply_patch', '{"input":"*** Begin Patch"}')] },
+      toolResult('call_3', 'failed', { isError: true }),
     ]);
   });
 

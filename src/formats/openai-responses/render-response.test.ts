@@ -2,6 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { ChatResult, Usage } from '../../canonical/chat-result.ts';
 import { parseResponsesRequest } from './parse-responses-request.ts';
+import { toolCall } from '../../testing/canonical-builders.ts';
 import { renderResponse } from './render-response.ts';
 
 const context = { id: 'resp_abc', created: 1_700_000_000, model: 'up/alpha' };
@@ -55,9 +56,9 @@ test('tool calls come back under the client names: function, custom with its inp
     content: '',
     finishReason: 'tool_calls',
     toolCalls: [
-      { id: 'call_1', name: 'shell', arguments: '{"command":["ls"]}' },
-      { id: 'call_2', name: 'apply_patch', arguments: '{"input":"*** Begin Patch\\n"}' },
-      { id: 'call_3', name: 'fs__read', arguments: '{"path":"a"}' },
+      toolCall('call_1', 'shell', '{"command":["ls"]}'),
+      toolCall('call_2', 'apply_patch', '{"input":"*** Begin Patch\\n"}'),
+      toolCall('call_3', 'fs__read', '{"path":"a"}'),
     ],
   });
   assert.deepEqual(response.output, [

@@ -2,6 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { ChatResult, Usage } from '../../canonical/chat-result.ts';
 import type { StreamPart } from '../../canonical/stream-part.ts';
+import { finish, reasoningDeltas, textDeltas, toolCallParts } from '../../testing/canonical-builders.ts';
 import { parseResponsesRequest } from './parse-responses-request.ts';
 import { renderResponse } from './render-response.ts';
 import { ResponsesStreamEncoder } from './responses-stream-encoder.ts';
@@ -21,6 +22,9 @@ function encode(parts: StreamPart[], body: Record<string, unknown> = {}) {
   return { events: events(text), parsed };
 }
 
+/** The types of the events, in order. */
+const types = (events: any[]): string[] => events.map((event) => event.type);
+
 function events(text: string): any[] {
   return text
     .split('\n\n')
@@ -35,26 +39,19 @@ function events(text: string): any[] {
 }
 
 test('a text answer: the exact event sequence, sequence numbers from 0, completed last with usage', () => {
-  const { events: sent } = encode([
-    { type: 'text-delta', text: 'Hel' },
-    { type: 'text-delta', text: 'lo' },
-    { type: 'finish', finishReason: 'stop' },
+  const { events: sent } = encode([...textDeltas('Hel', 'lo'), finish('stop')]);
+  assert.deepEqual(types(sent), [
+    'response.created',
+    'response.in_progress',
+    'response.output_item.added',
+    'response.content_part.added',
+    'response.output_text.delta',
+    'response.output_text.delta',
+    'response.output_text.done',
+    'response.content_part.done',
+    'response.output_item.done',
+    'response.completed',
   ]);
-  assert.deepEqual(
-    sent.map((event) => event.type),
-    [
-      'response.created',
-      'response.in_progress',
-      'response.output_item.added',
-      'response.content_part.added',
-      'response.output_text.delta',
-      'response.output_text.delta',
-      'response.output_text.done',
-      'response.content_part.done',
-      'response.output_item.done',
-      'response.completed',
-    ],
-  );
   assert.deepEqual(
     sent.map((event) => event.sequence_number),
     sent.map((_, index) => index),
@@ -87,17 +84,12 @@ test('a text answer: the exact event sequence, sequence numbers from 0, complete
 
 test('reasoning summary, text and both kinds of tool call: output indexes in order, the same output as non-streaming', () => {
   const parts: StreamPart[] = [
-    { type: 'reasoning-delta', text: 'Let me ' },
-    { type: 'reasoning-delta', text: 'look.' },
+    ...reasoningDeltas('Let me ', 'look.'),
     { type: 'reasoning-signature', signature: 'sig' },
-    { type: 'text-delta', text: 'Checking.' },
-    { type: 'tool-call-start', index: 0, id: 'call_1', name: 'shell' },
-    { type: 'tool-call-delta', index: 0, argumentsDelta: '{"command":' },
-    { type: 'tool-call-delta', index: 0, argumentsDelta: '["ls"]}' },
-    { type: 'tool-call-start', index: 1, id: 'call_2', name: 'apply_patch' },
-    { type: 'tool-call-delta', index: 1, argumentsDelta: '{"input":"*** Begin' },
-    { type: 'tool-call-delta', index: 1, argumentsDelta: ' Patch"}' },
-    { type: 'finish', finishReason: 'tool_calls' },
+    ...textDeltas('Checking.'),
+    ...toolCallParts(0, 'call_1', 'shell', '{"command":', '["ls"]}'),
+    ...toolCallParts(1, 'call_2', 'apply_patch', '{"input":"*** Begin', ' Patch"}'),
+    finish('tool_calls'),
   ];
   const { events: sent, parsed } = encode(parts, { reasoning: { summary: 'auto' } });
   assert.deepEqual(
@@ -149,31 +141,22 @@ test('reasoning summary, text and both kinds of tool call: output indexes in ord
 });
 
 test('reasoning without a summary request sends nothing; an empty answer is still one message', () => {
-  const { events: sent } = encode([
-    { type: 'reasoning-delta', text: 'hidden' },
-    { type: 'finish', finishReason: 'stop' },
+  const { events: sent } = encode([...reasoningDeltas('hidden'), finish('stop')]);
+  assert.deepEqual(types(sent), [
+    'response.created',
+    'response.in_progress',
+    'response.output_item.added',
+    'response.content_part.added',
+    'response.output_text.done',
+    'response.content_part.done',
+    'response.output_item.done',
+    'response.completed',
   ]);
-  assert.deepEqual(
-    sent.map((event) => event.type),
-    [
-      'response.created',
-      'response.in_progress',
-      'response.output_item.added',
-      'response.content_part.added',
-      'response.output_text.done',
-      'response.content_part.done',
-      'response.output_item.done',
-      'response.completed',
-    ],
-  );
   assert.equal(sent.at(-1).response.output[0].content[0].text, '');
 });
 
 test('a cut-short answer ends with response.completed, status incomplete', () => {
-  const { events: sent } = encode([
-    { type: 'text-delta', text: 'Par' },
-    { type: 'finish', finishReason: 'length' },
-  ]);
+  const { events: sent } = encode([...textDeltas('Par'), finish('length')]);
   const last = sent.at(-1);
   assert.equal(last.type, 'response.completed');
   assert.equal(last.response.status, 'incomplete');

@@ -1,21 +1,9 @@
 import assert from 'node:assert/strict';
-import { after, describe, test } from 'node:test';
-import { Redis } from 'ioredis';
+import { describe, test } from 'node:test';
 import { createRedisHoldJournal } from './redis-hold-journal.ts';
-import { connectTestRedis, deleteKeysUnder, reportRedisUnreachable, uniqueTestPrefix } from '../../../test/helpers/redis-test-connection.ts';
+import { withTestRedis } from '../../../test/helpers/redis-test-connection.ts';
 
-const connection = await connectTestRedis();
-
-if (!(connection instanceof Redis)) {
-  reportRedisUnreachable('redis hold journal', connection.unreachable);
-} else {
-  const redis = connection;
-  const prefix = uniqueTestPrefix();
-  after(async () => {
-    await deleteKeysUnder(redis, prefix);
-    redis.disconnect();
-  });
-
+await withTestRedis('redis hold journal', (redis, prefix) => {
   describe('redis hold journal', () => {
     test('entries per owner and scope: put, replace, remove, list owners, drop an owner only when empty', async () => {
       const journal = createRedisHoldJournal(redis, { prefix });
@@ -46,4 +34,4 @@ if (!(connection instanceof Redis)) {
       assert.deepEqual(await journal.owners('ledger-b'), ['host/9/z'], 'another ledger is apart');
     });
   });
-}
+});
