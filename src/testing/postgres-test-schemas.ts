@@ -3,7 +3,7 @@ import { after } from 'node:test';
 import pg from 'pg';
 import { createPostgresStore } from '../storage/postgres/postgres-store.ts';
 import type { Store } from '../storage/store.ts';
-import { PG_TEST_URL, urlOnSchema } from '../../test/helpers/postgres-test-connection.ts';
+import { PG_TEST_URL, postgresUnreachable, reportPostgresUnreachable, urlOnSchema } from '../../test/helpers/postgres-test-connection.ts';
 import { sampleKey } from './store-samples.ts';
 
 /** What the PostgreSQL store's test files share: an admin pool and fresh schemas, dropped when the file's tests end. */
@@ -48,4 +48,11 @@ export function postgresTestSchemas(): PostgresTestSchemas {
       }
     },
   };
+}
+
+/** Runs `body` (which registers the suite's tests) with fresh schemas, or reports the suite skipped (failed under CI=true) without PostgreSQL. */
+export async function onPostgres(suite: string, body: (schemas: PostgresTestSchemas) => void): Promise<void> {
+  const unreachable = await postgresUnreachable();
+  if (unreachable !== null) reportPostgresUnreachable(suite, unreachable);
+  else body(postgresTestSchemas());
 }

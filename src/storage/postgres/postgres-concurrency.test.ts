@@ -5,19 +5,12 @@ import { sampleFixQuote, sampleFixRun } from '../../testing/fix-store-contract.t
 import { sampleHold } from '../../testing/ledger-contract.ts';
 import { sampleKey, sampleReceipt } from '../../testing/store-contract.ts';
 import { DEFAULT_ACCOUNT_ID } from '../store.ts';
-import { postgresUnreachable, reportPostgresUnreachable } from '../../../test/helpers/postgres-test-connection.ts';
-import { postgresTestSchemas } from '../../testing/postgres-test-schemas.ts';
+import { onPostgres } from '../../testing/postgres-test-schemas.ts';
 
 const MONTH = '2026-11';
 const DAY = '2026-11-21';
 
-const unreachable = await postgresUnreachable();
-
-if (unreachable !== null) {
-  reportPostgresUnreachable('postgres store: several processes at once', unreachable);
-} else {
-  const { admin, withTwoProcesses } = postgresTestSchemas();
-
+await onPostgres('postgres store: several processes at once', ({ admin, withTwoProcesses }) => {
   describe('postgres store: several processes at once', () => {
     test('two processes placing 200 holds at once on one account never exceed the balance', () =>
       withTwoProcesses(async (first, second) => {
@@ -234,4 +227,4 @@ if (unreachable !== null) {
         assert.notEqual(await server.keysChangeToken(), afterRevoke);
       }));
   });
-}
+});

@@ -7,20 +7,14 @@ import { DEFAULT_ACCOUNT_ID } from '../store.ts';
 import { createPostgresStore } from './postgres-store.ts';
 import { statements } from './statements.ts';
 import { holdToRow, receiptToRow } from '../row-mapping.ts';
-import { PG_TEST_URL, postgresUnreachable, reportPostgresUnreachable, urlOnSchema } from '../../../test/helpers/postgres-test-connection.ts';
-import { postgresTestSchemas } from '../../testing/postgres-test-schemas.ts';
+import { PG_TEST_URL, urlOnSchema } from '../../../test/helpers/postgres-test-connection.ts';
+import { onPostgres } from '../../testing/postgres-test-schemas.ts';
 import { startTcpProxy } from '../../../test/helpers/tcp-proxy.ts';
 
 const MONTH = '2026-11';
 const DAY = '2026-11-21';
 
-const unreachable = await postgresUnreachable();
-
-if (unreachable !== null) {
-  reportPostgresUnreachable('postgres store: settlement batches, the hold journal and leases', unreachable);
-} else {
-  const { freshSchema } = postgresTestSchemas();
-
+await onPostgres('postgres store: settlement batches, the hold journal and leases', ({ freshSchema }) => {
   describe('postgres store: settlement batches, the hold journal and leases', () => {
     test('a settlement whose flush cannot be confirmed is settled again: one receipt, one charge, its journal entry gone', async () => {
       const schema = await freshSchema();
@@ -241,4 +235,4 @@ if (unreachable !== null) {
         assert.doesNotMatch(text, /receipts_by_key_created/);
       }));
   });
-}
+});

@@ -8,8 +8,8 @@ import { DEFAULT_ACCOUNT_ID } from '../store.ts';
 import { BASELINE } from './migrations.ts';
 import { poolSettings, redactedUrl } from './postgres-pool.ts';
 import { createPostgresStore } from './postgres-store.ts';
-import { postgresUnreachable, reportPostgresUnreachable, urlOnSchema } from '../../../test/helpers/postgres-test-connection.ts';
-import { postgresTestSchemas } from '../../testing/postgres-test-schemas.ts';
+import { urlOnSchema } from '../../../test/helpers/postgres-test-connection.ts';
+import { onPostgres } from '../../testing/postgres-test-schemas.ts';
 
 describe('postgres pool settings', () => {
   test('pool_max sizes the pool and is not passed on to pg; bad values are refused', () => {
@@ -33,13 +33,7 @@ describe('postgres pool settings', () => {
   });
 });
 
-const unreachable = await postgresUnreachable();
-
-if (unreachable !== null) {
-  reportPostgresUnreachable('PostgreSQL store', unreachable);
-} else {
-  const { admin, freshSchema, freshStore, withTwoProcesses } = postgresTestSchemas();
-
+await onPostgres('PostgreSQL store', ({ admin, freshSchema, freshStore, withTwoProcesses }) => {
   runStoreContract('postgres', freshStore);
   runLedgerContract('postgres', freshStore);
   runFixStoreContract('postgres', freshStore);
@@ -126,4 +120,4 @@ if (unreachable !== null) {
       await store.close();
     });
   });
-}
+});

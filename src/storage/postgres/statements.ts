@@ -66,6 +66,12 @@ function receiptValues(receipt: ReceiptRecord, touchKey: boolean): unknown[] {
   ];
 }
 
+/** The parameters a hold is placed with, after whose request it is: the same for a request's hold and a fix run's. */
+function holdTerms(hold: HoldRecord, dailyLimitNano: number | null): unknown[] {
+  const { endpoint, stream, requestedModel, amountNano, day, month, createdAt, owner, expiresAt } = hold;
+  return [endpoint, stream, requestedModel, amountNano, day, month, createdAt, owner, expiresAt, dailyLimitNano, hold.estimatedCostNano ?? 0];
+}
+
 export const statements = {
   // Accounts and funds
   ensureAccount: (id: string, createdAt: string) =>
@@ -158,24 +164,7 @@ export const statements = {
   // Holds
   /** Checks and the insert in one statement (gateway_place_hold). */
   placeHold: (hold: HoldRecord, dailyLimitNano: number | null) =>
-    named('place_hold', placeHoldText, [
-      hold.id,
-      hold.requestId,
-      hold.accountId,
-      hold.keyId,
-      hold.keyPrefix,
-      hold.endpoint,
-      hold.stream,
-      hold.requestedModel,
-      hold.amountNano,
-      hold.day,
-      hold.month,
-      hold.createdAt,
-      hold.owner,
-      hold.expiresAt,
-      dailyLimitNano,
-      hold.estimatedCostNano ?? 0,
-    ]),
+    named('place_hold', placeHoldText, [hold.id, hold.requestId, hold.accountId, hold.keyId, hold.keyPrefix, ...holdTerms(hold, dailyLimitNano)]),
   extendHolds: (owner: string, ids: readonly string[], expiresAt: string) =>
     named('extend_live_holds', 'UPDATE holds SET expires_at = $2 WHERE owner = $1 AND id = ANY($3::text[])', [owner, expiresAt, ids]),
   /** Owners of holds or leases: the processes whose death recovery looks for. */
@@ -288,17 +277,7 @@ export const statements = {
       run.cancelRequested,
       hold.requestId,
       hold.keyPrefix,
-      hold.endpoint,
-      hold.stream,
-      hold.requestedModel,
-      hold.amountNano,
-      hold.day,
-      hold.month,
-      hold.createdAt,
-      hold.owner,
-      hold.expiresAt,
-      dailyLimitNano,
-      hold.estimatedCostNano ?? 0,
+      ...holdTerms(hold, dailyLimitNano),
     ]),
   fixRun: (accountId: string, id: string) =>
     named('fix_run', `SELECT ${fixRunColumns} FROM fix_runs WHERE account_id = $1 AND id = $2`, [accountId, id]),
