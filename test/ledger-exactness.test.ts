@@ -8,6 +8,7 @@ import { ModelCatalog } from '../src/routing/model-catalog.ts';
 import { parseChatCompletionRequest } from '../src/formats/openai-chat/parse-chat-request.ts';
 import { DEFAULT_ACCOUNT_ID, type Store } from '../src/storage/store.ts';
 import type { FakeUpstream } from './fake-upstream/fake-upstream.ts';
+import { whenTrue } from './helpers/burst-gate.ts';
 import { startGatewayFleet, type GatewayFleet } from './helpers/gateway-fleet.ts';
 import { Redis } from 'ioredis';
 import { createRedisHoldJournal, DEFAULT_HOLD_JOURNAL_PREFIX } from '../src/storage/postgres/redis-hold-journal.ts';
@@ -68,13 +69,16 @@ if (missing !== null) {
         .then(async (response) => ({ status: response.status, json: (await response.json()) as any }))
         .catch((error: Error) => ({ status: 0, json: { error: { code: error.message } } }));
 
-    /** Replies for `count` requests, each with its own output size: every receipt costs a different amount, all below the worst case. */
-    function scriptReplies(count: number, delayMs: number): void {
+    /**
+     * Replies for `count` requests, each with its own output size: every receipt costs a different
+     * amount, all below the worst case. Each waits `wait` ms, or until `wait` resolves.
+     */
+    function scriptReplies(count: number, wait: number | Promise<unknown>): void {
       fake.script(
         'alpha',
         ...Array.from({ length: count }, (_, index) => ({
           text: 'ok',
-          headerDelayMs: delayMs,
+          ...(typeof wait === 'number' ? { headerDelayMs: wait } : { until: wait }),
           usage: { prompt: 12, completion: 1 + ((index * 37) % 999) },
         })),
       );
@@ -137,16 +141,20 @@ if (missing !== null) {
       // Room for 16 key leases of 256 worst cases, and then some.
       const limited = await issueApiKey(store, { name: 'roomy', dailyLimitNano: worst * 20_000 });
       const balanceBefore = await store.getBalance(DEFAULT_ACCOUNT_ID);
-      scriptReplies(300, 1_500);
+      // No answer before every process holds a key lease: no hold is freed while they are looked for.
+      fake.reset(); // no reply left over from an earlier test, sent at once
+      let answer: () => void;
+      scriptReplies(300, new Promise<void>((resolve) => (answer = resolve)));
       const pending = Promise.all(Array.from({ length: 300 }, (_, index) => post(gateways[index % gateways.length]!, limited.key)));
       let keyLeases = 0;
-      for (let tries = 0; keyLeases < gateways.length && tries < 100; tries++) {
-        await sleep(20);
+      await whenTrue(async () => {
         const { rows } = await admin.query<{ n: number }>('SELECT count(DISTINCT owner)::int AS n FROM balance_leases WHERE key_id = $1', [
           limited.record.id,
         ]);
         keyLeases = rows[0]!.n;
-      }
+        return keyLeases >= gateways.length;
+      });
+      answer!();
       assert.equal(keyLeases, gateways.length, 'a key lease on every process');
       const results = await pending;
       assert.ok(
@@ -188,15 +196,19 @@ if (missing !== null) {
       const doomed = await issueApiKey(store, { name: 'doomed' });
       const surviving = await issueApiKey(store, { name: 'surviving' });
       const balanceBefore = await store.getBalance(DEFAULT_ACCOUNT_ID);
-      scriptReplies(300, 4_000);
+      // No answer before the victim is killed: all 300 hold until then.
+      fake.reset(); // no reply left over from an earlier test, sent at once
+      let answer: () => void;
+      scriptReplies(300, new Promise<void>((resolve) => (answer = resolve)));
       const victimRequests = Array.from({ length: 100 }, () => post(victim, doomed.key));
       const survivorRequests = Array.from({ length: 200 }, (_, index) => post(gateways[index % gateways.length]!, surviving.key));
-      for (let tries = 0; (await store.listHolds(DEFAULT_ACCOUNT_ID)).length < 300 && tries < 200; tries++) await sleep(25);
+      await whenTrue(async () => (await store.listHolds(DEFAULT_ACCOUNT_ID)).length >= 300, { everyMs: 25 });
       const victimHolds = (await store.listHolds(DEFAULT_ACCOUNT_ID)).filter((hold) => hold.keyId === doomed.record.id);
       assert.equal(victimHolds.length, 100, 'every request of the victim holds');
       const rows = await admin.query<{ n: number }>('SELECT count(*)::int AS n FROM holds WHERE key_id = $1', [doomed.record.id]);
       assert.equal(rows.rows[0]!.n, 0, "the victim's holds are in its balance lease, journaled in Redis: no row");
       await victim.stop('SIGKILL');
+      answer!();
       const survived = await Promise.all(survivorRequests);
       assert.ok(
         survived.every((result) => result.status === 200),
@@ -204,7 +216,7 @@ if (missing !== null) {
       );
       assert.ok((await Promise.all(victimRequests)).every((result) => result.status === 0));
       // A survivor's next sweep (every hold TTL / 3 = 2 s) finds the dead owner.
-      for (let tries = 0; (await store.listHolds(DEFAULT_ACCOUNT_ID)).length > 0 && tries < 100; tries++) await sleep(100);
+      for (let tries = 0; (await store.listHolds(DEFAULT_ACCOUNT_ID)).length > 0 && tries < 300; tries++) await sleep(100);
       assert.deepEqual(await store.listHolds(DEFAULT_ACCOUNT_ID), [], 'recovered by a survivor');
       const leases = await admin.query('SELECT id FROM balance_leases WHERE owner = $1', [victimHolds[0]!.owner]);
       assert.deepEqual(leases.rows, [], 'and its lease');

@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { randomBytes } from 'node:crypto';
 import { after, before, describe, test } from 'node:test';
 import pg from 'pg';
 import { RequestMeter } from '../src/billing/request-meter.ts';
@@ -27,7 +28,7 @@ if (missing !== null) {
    * one must find the first: one receipt, one charge.
    */
   describe('a commit whose reply is lost (PostgreSQL behind a TCP proxy)', () => {
-    const schema = `lost_reply_${process.pid}`;
+    const schema = `lost_reply_${randomBytes(5).toString('hex')}`;
     const admin = new pg.Client({ connectionString: PG_TEST_URL });
     let proxy: TcpProxy;
     let store: Store;

@@ -5,6 +5,7 @@ import { worstCaseCost } from '../src/billing/worst-case.ts';
 import { parseChatCompletionRequest } from '../src/formats/openai-chat/parse-chat-request.ts';
 import { formatUsd } from '../src/lib/money.ts';
 import { DEFAULT_ACCOUNT_ID } from '../src/storage/store.ts';
+import { burstGate } from './helpers/burst-gate.ts';
 import { startHarness, type Harness } from './helpers/gateway-harness.ts';
 
 const body = { model: 'up/alpha', messages: [{ role: 'user', content: 'hello there' }], max_tokens: 1000 };
@@ -32,14 +33,16 @@ async function receiptOf(response: Response) {
 }
 
 /**
- * Fire `count` requests at once against an upstream slow enough that every one of them is
- * admitted or refused before the first answer frees its hold.
+ * Fire `count` requests at once against an upstream that answers none of them until every one
+ * is admitted or refused: no answer frees its hold before then.
  */
 async function burst(count: number, key = harness.key) {
-  harness.fake.script('alpha', ...Array.from({ length: count }, () => ({ text: 'ok', headerDelayMs: 2_500, usage: { prompt: 12, completion: 2 } })));
+  const gate = burstGate(harness.fake, count);
+  harness.fake.script('alpha', ...Array.from({ length: count }, () => ({ text: 'ok', until: gate.decided, usage: { prompt: 12, completion: 2 } })));
   return Promise.all(
     Array.from({ length: count }, async () => {
       const response = await harness.post('/v1/chat/completions', body, key);
+      gate.answered();
       return { response, json: (await response.json()) as any };
     }),
   );

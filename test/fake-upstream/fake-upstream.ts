@@ -145,6 +145,7 @@ class FakeUpstreamServer implements FakeUpstream {
     const reply = this.scripts.get(model)?.shift() ?? defaultReply(model);
     if (reply.hang) return;
     if (reply.headerDelayMs) await this.pause(reply.headerDelayMs);
+    if (reply.until) await reply.until;
     const headers = { ...format.responseHeaders(), ...reply.headers };
     if (reply.status !== undefined && reply.status >= 400) {
       const errorBody = reply.errorBody ?? format.errorBody(reply.status);

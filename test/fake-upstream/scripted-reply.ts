@@ -31,6 +31,11 @@ export interface ScriptedReply {
   hang?: boolean;
   /** Wait this long before sending the response headers. */
   headerDelayMs?: number;
+  /**
+   * Wait for this too before sending the response headers: the event a test waits on (every
+   * request of a burst admitted or refused), where a delay would be a guess at how long that takes.
+   */
+  until?: Promise<unknown>;
   /** 200 with a body that is not JSON; in a stream, the first content event's data is not JSON. */
   malformed?: boolean;
   /** Stream: destroy the socket after this many content events. */

@@ -1,6 +1,15 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { closeSync, openSync, readFileSync } from 'node:fs';
+import { after } from 'node:test';
 import { buildServer } from './build-server.ts';
+
+/** The gateway processes still running. */
+const running = new Set<ChildProcess>();
+// Once the file's tests are done: a gateway that a failed test never stopped would keep this
+// process alive (its pipes) until the runner's timeout ends the file.
+after(() => {
+  for (const child of running) child.kill('SIGKILL');
+});
 
 export interface GatewayExit {
   code: number | null;
@@ -42,6 +51,8 @@ export async function startGatewayProcess(
     env: { ...process.env, LOG_LEVEL: 'info', ...env },
     stdio: ['ignore', file ?? 'pipe', 'pipe'],
   });
+  running.add(child);
+  child.once('exit', () => running.delete(child));
   // The child has its own descriptor of the file.
   if (file !== null) closeSync(file);
   let piped = '';

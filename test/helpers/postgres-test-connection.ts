@@ -1,16 +1,20 @@
 import { test } from 'node:test';
 import pg from 'pg';
 import { redactedUrl } from '../../src/storage/postgres/postgres-pool.ts';
+import { servicesSkipped } from './test-services.ts';
 
 /**
  * Test helpers for suites that need a real PostgreSQL: `PG_TEST_URL`, else the local default.
  * Without a reachable server those suites skip with a message, except under CI=true where a
- * missing PostgreSQL is a failure (CI starts one).
+ * missing PostgreSQL is a failure (CI starts one), and in the unit run (TEST_SERVICES=none), where
+ * they always skip. Each file makes its own schemas (random names, see urlOnSchema), so files
+ * running in parallel on one database never share a table.
  */
 export const PG_TEST_URL = process.env.PG_TEST_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
 
 /** Null when PostgreSQL answers, else why not. */
 export async function postgresUnreachable(): Promise<string | null> {
+  if (servicesSkipped()) return 'PostgreSQL is not used by the unit run (TEST_SERVICES=none)';
   const client = new pg.Client({ connectionString: PG_TEST_URL, connectionTimeoutMillis: 3_000 });
   try {
     await client.connect();
@@ -25,6 +29,10 @@ export async function postgresUnreachable(): Promise<string | null> {
 
 /** Register the suite as skipped (with the reason), or as failed under CI=true. */
 export function reportPostgresUnreachable(suite: string, reason: string): void {
+  if (servicesSkipped()) {
+    test(suite, { skip: reason }, () => {});
+    return;
+  }
   if (process.env.CI === 'true') {
     test(suite, () => {
       throw new Error(`${reason}; CI=true requires PostgreSQL (start it or set PG_TEST_URL).`);
