@@ -1,6 +1,7 @@
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { worstCaseCost } from '../src/billing/worst-case.ts';
+import { PromptMeasure } from '../src/tokens/token-estimate.ts';
 import { parseChatCompletionRequest } from '../src/formats/openai-chat/parse-chat-request.ts';
 import { tokenizerWork } from '../src/tokens/text-token-count.ts';
 import { DEFAULT_ACCOUNT_ID } from '../src/storage/store.ts';
@@ -19,7 +20,8 @@ after(() => harness.close());
 
 // English is ~4.5 bytes a token: its byte bound is ~3x its counted bound, margin included.
 const body = { model: 'up/alpha', max_tokens: 10, messages: [{ role: 'user', content: 'the gateway holds the worst case first. '.repeat(500) }] };
-const byteWorst = () => worstCaseCost(parseChatCompletionRequest(body).request, [harness.gateway.deps.catalog.models.get('up/alpha')!]);
+const byteWorst = () =>
+  worstCaseCost(new PromptMeasure(parseChatCompletionRequest(body).request), [harness.gateway.deps.catalog.models.get('up/alpha')!]);
 
 async function send() {
   const characters = tokenizerWork.characters;

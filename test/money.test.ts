@@ -2,6 +2,7 @@ import { after, before, beforeEach, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { worstCaseCost } from '../src/billing/worst-case.ts';
+import { PromptMeasure } from '../src/tokens/token-estimate.ts';
 import { parseChatCompletionRequest } from '../src/formats/openai-chat/parse-chat-request.ts';
 import { formatUsd } from '../src/lib/money.ts';
 import { DEFAULT_ACCOUNT_ID } from '../src/storage/store.ts';
@@ -16,7 +17,7 @@ let worst: number;
 before(async () => {
   harness = await startHarness({ fundsNano: 0, timeoutMs: 10_000 });
   const alpha = harness.gateway.deps.catalog.models.get('up/alpha')!;
-  worst = worstCaseCost(parseChatCompletionRequest(body).request, [alpha]);
+  worst = worstCaseCost(new PromptMeasure(parseChatCompletionRequest(body).request), [alpha]);
 });
 after(() => harness.close());
 beforeEach(() => harness.fake.reset());

@@ -4,6 +4,7 @@ import { spawnSync } from 'node:child_process';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { issueApiKey } from '../src/auth/issue-api-key.ts';
 import { worstCaseCost } from '../src/billing/worst-case.ts';
+import { PromptMeasure } from '../src/tokens/token-estimate.ts';
 import { ModelCatalog } from '../src/routing/model-catalog.ts';
 import { parseChatCompletionRequest } from '../src/formats/openai-chat/parse-chat-request.ts';
 import { postgresUnreachable, reportPostgresUnreachable } from './helpers/postgres-test-connection.ts';
@@ -40,7 +41,7 @@ if (missing !== null) {
       journalRedis = new Redis(REDIS_TEST_URL);
       store.useHoldJournal!(createRedisHoldJournal(journalRedis));
       journalScope = (await fleet.sql.query<{ id: string }>('SELECT id FROM ledger_identity')).rows[0]!.id;
-      worst = worstCaseCost(parseChatCompletionRequest(body).request, [new ModelCatalog(fleet.config).models.get('up/alpha')!]);
+      worst = worstCaseCost(new PromptMeasure(parseChatCompletionRequest(body).request), [new ModelCatalog(fleet.config).models.get('up/alpha')!]);
     });
 
     after(async () => {

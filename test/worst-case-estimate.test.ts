@@ -1,7 +1,7 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
-import { estimateInputTokens } from '../src/tokens/token-estimate.ts';
+import { PromptMeasure } from '../src/tokens/token-estimate.ts';
 import { parseChatCompletionRequest } from '../src/formats/openai-chat/parse-chat-request.ts';
 import { startHarness, type Harness } from './helpers/gateway-harness.ts';
 
@@ -369,7 +369,7 @@ describe('the input bound of a hold against what providers report', () => {
         const reported = answer.usage!.prompt_tokens;
 
         const model = harness.gateway.deps.catalog.models.get(modelId)!;
-        const estimate = await estimateInputTokens(parseChatCompletionRequest(body).request, model);
+        const estimate = await new PromptMeasure(parseChatCompletionRequest(body).request).estimate(model);
         assert.ok(reported <= estimate, `${sample.name} on ${modelId}: provider counts ${reported}, the bound is only ${estimate}`);
         if (sample.tight) {
           assert.ok(

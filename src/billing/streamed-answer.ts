@@ -1,9 +1,9 @@
 import type { ModelConfig } from '../config/schema.ts';
 import type { ErrorCode } from '../errors/catalog.ts';
 import type { GatewayError } from '../errors/gateway-error.ts';
-import type { ChatRequest } from '../canonical/chat-request.ts';
 import type { Usage } from '../canonical/chat-result.ts';
 import type { StreamPart } from '../canonical/stream-part.ts';
+import type { PromptMeasure } from '../tokens/token-estimate.ts';
 import type { MeteredRequest } from './request-meter.ts';
 import { estimateUsage } from './usage-estimate.ts';
 
@@ -35,7 +35,7 @@ export class StreamedAnswer {
   constructor(
     private readonly metered: MeteredRequest,
     private readonly model: ModelConfig,
-    private readonly request: ChatRequest,
+    private readonly prompt: PromptMeasure,
     private readonly startedAt: number,
   ) {}
 
@@ -45,7 +45,7 @@ export class StreamedAnswer {
 
   /** The stream finished: returns the usage charged (reported, else estimated). */
   async succeeded(reported: Usage | undefined): Promise<Usage> {
-    const usage = reported ?? (await estimateUsage(this.request, this.model, this.forwardedText));
+    const usage = reported ?? (await estimateUsage(this.prompt, this.model, this.forwardedText));
     this.metered.answeredBy(this.model, usage, !reported);
     this.record('succeeded');
     await this.metered.settle('succeeded', null);
@@ -66,7 +66,7 @@ export class StreamedAnswer {
   }
 
   private async chargeWhatWasSent(): Promise<void> {
-    if (!this.metered.hasAnswer) this.metered.answeredBy(this.model, await estimateUsage(this.request, this.model, this.forwardedText), true);
+    if (!this.metered.hasAnswer) this.metered.answeredBy(this.model, await estimateUsage(this.prompt, this.model, this.forwardedText), true);
   }
 
   private record(outcome: 'succeeded' | 'failed' | 'cancelled', errorCode?: ErrorCode, detail?: string): void {

@@ -1,16 +1,15 @@
 import type { ModelConfig } from '../config/schema.ts';
-import type { ChatRequest } from '../canonical/chat-request.ts';
 import type { Usage } from '../canonical/chat-result.ts';
 import { countTextTokens } from '../tokens/text-token-count.ts';
-import { countInputTokens } from '../tokens/token-estimate.ts';
+import type { PromptMeasure } from '../tokens/token-estimate.ts';
 
 /**
  * Usage for an answer whose provider never reported it (a stream cut short, a cancelled
  * call): the whole prompt, which the provider has processed, plus what was forwarded.
  */
-export async function estimateUsage(request: ChatRequest, model: ModelConfig, forwardedText: string): Promise<Usage> {
+export async function estimateUsage(prompt: PromptMeasure, model: ModelConfig, forwardedText: string): Promise<Usage> {
   return {
-    inputTokens: await countInputTokens(request, model),
+    inputTokens: await prompt.fairCount(model),
     cachedInputTokens: 0,
     cacheWriteTokens: 0,
     outputTokens: await countTextTokens(forwardedText),

@@ -1,7 +1,7 @@
 import type { ModelConfig } from '../config/schema.ts';
 import type { ChatRequest } from '../canonical/chat-request.ts';
 import { costOfParts } from '../lib/money.ts';
-import { countInput, inputTokenCeiling, inputTokenCeilingAtLeast } from '../tokens/token-estimate.ts';
+import type { PromptMeasure } from '../tokens/token-estimate.ts';
 import type { MeteredRequest } from './request-meter.ts';
 
 /** Output cap sent to a model: what the client asked, else the model's maximum. */
@@ -10,8 +10,8 @@ export function outputCapFor(request: ChatRequest, model: ModelConfig): number {
 }
 
 /** Highest cost any candidate could charge for this request, nano-USD, from the prompt's bound known now. */
-export function worstCaseCost(request: ChatRequest, candidates: ModelConfig[]): number {
-  return worstCaseOf(request, candidates, (model) => inputTokenCeiling(request, model));
+export function worstCaseCost(prompt: PromptMeasure, candidates: ModelConfig[]): number {
+  return worstCaseOf(prompt.request, candidates, (model) => prompt.ceiling(model));
 }
 
 function worstCaseOf(request: ChatRequest, candidates: ModelConfig[], inputTokens: (model: ModelConfig) => number): number {
@@ -32,9 +32,9 @@ function worstCaseOf(request: ChatRequest, candidates: ModelConfig[], inputToken
  * at the price of the model that answers unless it fails. The output, which nobody received,
  * is not charged. Its input bound is the one the hold used (the bytes, or the count once made).
  */
-export function estimatedCallCost(request: ChatRequest, candidates: ModelConfig[]): number {
+export function estimatedCallCost(prompt: PromptMeasure, candidates: ModelConfig[]): number {
   const first = candidates[0];
-  return first ? costOfParts([[inputTokenCeiling(request, first), first.price.inputNanoPerMillion]]) : 0;
+  return first ? costOfParts([[prompt.ceiling(first), first.price.inputNanoPerMillion]]) : 0;
 }
 
 /**
@@ -52,14 +52,14 @@ export function estimatedFixCallCost(inputTokens: number, candidates: readonly M
  * the prompt counted and the tighter bound tried, so a refusal is decided on the count, or on
  * the prompt's floor when even that leaves the worst case above what is left: no count can.
  */
-export async function reserveWorstCase(metered: MeteredRequest, request: ChatRequest, candidates: ModelConfig[]): Promise<void> {
-  metered.estimatedCostNano = estimatedCallCost(request, candidates);
-  await metered.reserve(worstCaseCost(request, candidates), async (remainingNano) => {
-    const atLeast = new Map(await Promise.all(candidates.map(async (model) => [model, await inputTokenCeilingAtLeast(request, model)] as const)));
-    const lowest = worstCaseOf(request, candidates, (model) => atLeast.get(model)!);
+export async function reserveWorstCase(metered: MeteredRequest, prompt: PromptMeasure, candidates: ModelConfig[]): Promise<void> {
+  metered.estimatedCostNano = estimatedCallCost(prompt, candidates);
+  await metered.reserve(worstCaseCost(prompt, candidates), async (remainingNano) => {
+    const atLeast = new Map(await Promise.all(candidates.map(async (model) => [model, await prompt.ceilingAtLeast(model)] as const)));
+    const lowest = worstCaseOf(prompt.request, candidates, (model) => atLeast.get(model)!);
     if (lowest > remainingNano) return lowest;
-    await countInput(request);
-    metered.estimatedCostNano = estimatedCallCost(request, candidates);
-    return worstCaseCost(request, candidates);
+    await prompt.count();
+    metered.estimatedCostNano = estimatedCallCost(prompt, candidates);
+    return worstCaseCost(prompt, candidates);
   });
 }

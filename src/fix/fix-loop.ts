@@ -1,8 +1,8 @@
 import type { ErrorCode } from '../errors/catalog.ts';
 import { toGatewayError } from '../errors/gateway-error.ts';
 import { formatUsd } from '../lib/money.ts';
-import type { ChatRequest } from '../canonical/chat-request.ts';
 import type { Usage } from '../canonical/chat-result.ts';
+import { PromptMeasure } from '../tokens/token-estimate.ts';
 import type { FixRunStatus } from '../storage/records.ts';
 import { applyEdits } from './edits/apply-edits.ts';
 import { checkSyntax } from './edits/check-syntax.ts';
@@ -56,9 +56,9 @@ export interface FixLoopContext {
   /** Actual cost of the calls so far. */
   spentNano(): number;
   /** The most the step's call may cost on the tier's candidates; throws a GatewayError when none can take it. */
-  worstCaseOf(request: ChatRequest): Promise<number>;
+  worstCaseOf(prompt: PromptMeasure): Promise<number>;
   /** One model call through the router (fallback included); throws a GatewayError when every candidate failed or the run was cancelled. */
-  callModel(request: ChatRequest, stepIndex: number): Promise<StepAnswer>;
+  callModel(prompt: PromptMeasure, stepIndex: number): Promise<StepAnswer>;
   /** Aborted when the run is cancelled or the gateway shuts down. */
   signal: AbortSignal;
   stepStarted(step: StepView): Promise<void>;
@@ -114,9 +114,11 @@ export async function runFixLoop(context: FixLoopContext): Promise<FixOutcome> {
   for (let call = 1; call <= context.stepBudget; call++) {
     if (context.signal.aborted) return end('cancelled', { code: 'request_cancelled', message: 'The run was cancelled.' });
     const request = previous ? await retryStepRequest(agent, input, previous.reply, previous.problems) : firstStepRequest(agent, input);
+    // Measured once: the step's worst case and its call (routing, usage estimates) read it.
+    const prompt = new PromptMeasure(request);
     let worst: number;
     try {
-      worst = await context.worstCaseOf(request);
+      worst = await context.worstCaseOf(prompt);
     } catch (error) {
       const failure = toGatewayError(error);
       return end('failed', { code: failure.code, message: `Step ${index + 1} cannot run: ${failure.message}` });
@@ -134,7 +136,7 @@ export async function runFixLoop(context: FixLoopContext): Promise<FixOutcome> {
     const startedAt = Date.now();
     let answer: StepAnswer;
     try {
-      answer = await context.callModel(request, modelStep.index);
+      answer = await context.callModel(prompt, modelStep.index);
     } catch (error) {
       const failure = toGatewayError(error);
       await context.stepEnded({ ...modelStep, status: 'failed', duration_ms: Date.now() - startedAt, detail: failure.message });

@@ -3,10 +3,9 @@ import type { MeteredRequest, RequestMeter } from '../billing/request-meter.ts';
 import { holdRefusal } from '../billing/request-meter.ts';
 import { estimateUsage } from '../billing/usage-estimate.ts';
 import { estimatedFixCallCost, outputCapFor, worstCaseCost } from '../billing/worst-case.ts';
-import { countInput } from '../tokens/token-estimate.ts';
+import type { PromptMeasure } from '../tokens/token-estimate.ts';
 import type { GatewayConfig, ModelConfig } from '../config/schema.ts';
 import { GatewayError, toGatewayError } from '../errors/gateway-error.ts';
-import type { ChatRequest } from '../canonical/chat-request.ts';
 import type { ProviderRegistry } from '../providers/provider-registry.ts';
 import { generateWithFallback } from '../routing/call-with-fallback.ts';
 import type { ModelCatalog } from '../routing/model-catalog.ts';
@@ -188,12 +187,12 @@ export class FixRunner {
         stepBudget: quote.stepBudget,
         maxCostNano: quote.maxCostNano,
         spentNano: () => metered.actualCostNano,
-        worstCaseOf: async (request) => {
+        worstCaseOf: async (prompt) => {
           // A run's cap is checked on the counted prompt, never on its byte bound.
-          await countInput(request);
-          return worstCaseCost(request, (await this.plan(quote, request)).candidates);
+          await prompt.count();
+          return worstCaseCost(prompt, (await this.plan(quote, prompt)).candidates);
         },
-        callModel: (request, stepIndex) => this.callModel(quote, request, stepIndex, metered, controller.signal),
+        callModel: (prompt, stepIndex) => this.callModel(quote, prompt, stepIndex, metered, controller.signal),
         signal: controller.signal,
         stepStarted: (step) => emit('step.started', { step }),
         stepEnded: (step) => emit('step.completed', { step }),
@@ -244,13 +243,14 @@ export class FixRunner {
     }
   }
 
-  private plan(quote: FixQuoteRecord, request: ChatRequest) {
-    return planRoute(this.deps.catalog, aliasOfTier(quote.tier), request, { fallback: true, clampMaxOutput: true });
+  private plan(quote: FixQuoteRecord, prompt: PromptMeasure) {
+    return planRoute(this.deps.catalog, aliasOfTier(quote.tier), prompt, { fallback: true, clampMaxOutput: true });
   }
 
   /** One step's model call through the router, every attempt on the receipt with its step. */
-  private async callModel(quote: FixQuoteRecord, request: ChatRequest, step: number, metered: MeteredRequest, signal: AbortSignal) {
-    const plan = await this.plan(quote, request);
+  private async callModel(quote: FixQuoteRecord, prompt: PromptMeasure, step: number, metered: MeteredRequest, signal: AbortSignal) {
+    const { request } = prompt;
+    const plan = await this.plan(quote, prompt);
     const attempts: Attempt[] = [];
     let inFlight: ModelConfig | null = null;
     const record = () => metered.attempts.push(...[...plan.skipped, ...attempts].map((attempt) => ({ ...attempt, step })));
@@ -272,7 +272,7 @@ export class FixRunner {
         signal,
         health: this.deps.health,
       });
-      const usage = result.usage ?? (await estimateUsage(request, model, result.content));
+      const usage = result.usage ?? (await estimateUsage(prompt, model, result.content));
       const costNano = metered.addCall(model, usage, !result.usage);
       attempts.at(-1)!.costNano = costNano;
       record();
@@ -281,7 +281,7 @@ export class FixRunner {
     } catch (error) {
       // A cancelled call still made the provider read the prompt: never bill it as zero.
       if (signal.aborted && inFlight) {
-        const costNano = metered.addCall(inFlight, await estimateUsage(request, inFlight, ''), true);
+        const costNano = metered.addCall(inFlight, await estimateUsage(prompt, inFlight, ''), true);
         const last = attempts.at(-1);
         if (last) last.costNano = costNano;
       }

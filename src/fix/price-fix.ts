@@ -1,5 +1,5 @@
 import { outputCapFor } from '../billing/worst-case.ts';
-import { countInputTokens, estimateInputTokens, inputFits, INPUT_MARGIN, type InputFit } from '../tokens/token-estimate.ts';
+import { INPUT_MARGIN, PromptMeasure, type InputFit } from '../tokens/token-estimate.ts';
 import type { ModelConfig } from '../config/schema.ts';
 import { GatewayError } from '../errors/gateway-error.ts';
 import { costOfParts, formatUsd } from '../lib/money.ts';
@@ -54,10 +54,11 @@ function stepCost(model: ModelConfig, inputTokens: number): number {
  * context_too_large, saying how much fits.
  */
 export async function priceFix(candidates: ModelConfig[], first: ChatRequest, steps: number): Promise<FixPrice> {
+  const prompt = new PromptMeasure(first);
   const fit: ModelConfig[] = [];
   let unfit: InputFit | undefined;
   for (const model of candidates) {
-    const check = await inputFits(first, model, inputRoom(model, steps));
+    const check = await prompt.fits(model, inputRoom(model, steps));
     if (check.fits) fit.push(model);
     else unfit ??= check;
   }
@@ -69,11 +70,11 @@ export async function priceFix(candidates: ModelConfig[], first: ChatRequest, st
         'Send fewer or shorter files (the end of the output is enough), fewer steps, or a tier with a larger context.',
     );
   }
-  const inputTokens = await countInputTokens(first, candidates[0]!);
+  const inputTokens = await prompt.fairCount(candidates[0]!);
   let firstStepNano = 0;
   let laterStepNano = 0;
   for (const model of fit) {
-    const bound = await estimateInputTokens(first, model);
+    const bound = await prompt.estimate(model);
     firstStepNano = Math.max(firstStepNano, stepCost(model, bound));
     laterStepNano = Math.max(laterStepNano, stepCost(model, bound + Math.ceil(laterStepExtra(model) * INPUT_MARGIN)));
   }
@@ -81,7 +82,7 @@ export async function priceFix(candidates: ModelConfig[], first: ChatRequest, st
   return {
     inputTokens,
     estimatedCostNano: costOfParts([
-      [await countInputTokens(first, cheapest), cheapest.price.inputNanoPerMillion],
+      [await prompt.fairCount(cheapest), cheapest.price.inputNanoPerMillion],
       [Math.min(TYPICAL_REPLY_TOKENS, outputCapFor(first, cheapest)), cheapest.price.outputNanoPerMillion],
     ]),
     maxCostNano: firstStepNano + (steps - 1) * laterStepNano,

@@ -1,7 +1,7 @@
 import { GatewayError } from '../errors/gateway-error.ts';
 import type { ModelConfig } from '../config/schema.ts';
 import type { ChatRequest, ReasoningEffort } from '../canonical/chat-request.ts';
-import { inputFits } from '../tokens/token-estimate.ts';
+import type { PromptMeasure } from '../tokens/token-estimate.ts';
 import type { Attempt } from './attempt.ts';
 import type { ModelCatalog } from './model-catalog.ts';
 
@@ -33,14 +33,15 @@ export interface RoutingOptions {
   clampMaxOutput?: boolean;
 }
 
-/** Why `model` cannot serve `request`, or null when it can. */
-export async function unfitReason(model: ModelConfig, request: ChatRequest, clampMaxOutput = false): Promise<string | null> {
+/** Why `model` cannot serve the prompt's request, or null when it can. */
+export async function unfitReason(model: ModelConfig, prompt: PromptMeasure, clampMaxOutput = false): Promise<string | null> {
+  const { request } = prompt;
   if (request.tools?.length && !model.capabilities.tools) return 'does not support tools';
   if (hasImages(request) && !model.capabilities.vision) return 'does not accept images';
   const asked = request.maxOutputTokens ?? 0;
   if (asked > model.maxOutputTokens && !clampMaxOutput) return `max output is ${model.maxOutputTokens} tokens, ${asked} asked`;
   const maxOutput = Math.min(asked, model.maxOutputTokens);
-  const input = await inputFits(request, model, model.contextWindow - maxOutput);
+  const input = await prompt.fits(model, model.contextWindow - maxOutput);
   if (!input.fits) {
     return `context window is ${model.contextWindow} tokens, the request needs ${input.bound ? 'at least' : 'about'} ${input.tokens + maxOutput}`;
   }
@@ -59,10 +60,11 @@ function preferStructuredOutput(candidates: ModelConfig[]): ModelConfig[] {
 }
 
 /**
- * Alias or model id -> ordered candidates that can serve the request. Throws
+ * Alias or model id -> ordered candidates that can serve the prompt's request. Throws
  * unsupported_model for unknown names and unsupported_parameter when none fits.
  */
-export async function planRoute(catalog: ModelCatalog, requested: string, request: ChatRequest, routing: RoutingOptions): Promise<RoutePlan> {
+export async function planRoute(catalog: ModelCatalog, requested: string, prompt: PromptMeasure, routing: RoutingOptions): Promise<RoutePlan> {
+  const { request } = prompt;
   const alias = catalog.aliases.get(requested);
   const model = catalog.models.get(requested);
   if (!alias && !model) {
@@ -82,7 +84,7 @@ export async function planRoute(catalog: ModelCatalog, requested: string, reques
   const fit: ModelConfig[] = [];
   const skipped: Attempt[] = [];
   for (const candidate of candidates) {
-    const reason = await unfitReason(candidate, request, routing.clampMaxOutput);
+    const reason = await unfitReason(candidate, prompt, routing.clampMaxOutput);
     if (reason) skipped.push({ model: candidate.id, outcome: 'skipped', errorCode: 'unsupported_parameter', detail: reason, latencyMs: 0 });
     else fit.push(candidate);
   }

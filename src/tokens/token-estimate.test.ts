@@ -4,7 +4,7 @@ import { countTokens } from 'gpt-tokenizer/encoding/cl100k_base';
 import type { ModelConfig } from '../config/schema.ts';
 import type { ChatMessage, ChatRequest, ToolDefinition } from '../canonical/chat-request.ts';
 import { countTextTokens, TextTokenCache, textTokenCache, tokenizerWork } from './text-token-count.ts';
-import { countInputTokens, estimateInputTokens, inputFits, inputTokenCeiling, INPUT_MARGIN, TOOL_USE_OVERHEAD } from './token-estimate.ts';
+import { INPUT_MARGIN, PromptMeasure, TOOL_USE_OVERHEAD, type TokenCountingModel } from './token-estimate.ts';
 
 function modelWith(maxImageTokens: number): ModelConfig {
   return {
@@ -26,6 +26,11 @@ const request = (messages: ChatMessage[], more: Partial<ChatRequest> = {}): Chat
   passThrough: { format: 'openai', fields: {} },
   ...more,
 });
+
+// Each request's pipeline measures its own prompt; these measure a fresh one per call.
+const estimate = (prompt: ChatRequest, on: TokenCountingModel) => new PromptMeasure(prompt).estimate(on);
+const fairCount = (prompt: ChatRequest, on: TokenCountingModel) => new PromptMeasure(prompt).fairCount(on);
+const fitsIn = (prompt: ChatRequest, on: TokenCountingModel, limit: number) => new PromptMeasure(prompt).fits(on, limit);
 
 /** A copy with the same characters but another identity, as the next request's JSON.parse makes it. */
 const copyOf = (text: string): string => JSON.parse(JSON.stringify(text)) as string;
@@ -60,9 +65,9 @@ describe('the text cache', () => {
 
   test('a repeated conversation prefix costs only its new messages', async () => {
     const texts = Array.from({ length: 20 }, (_, index) => `${PROSE.repeat(5)} turn ${index}`);
-    await countInputTokens(request(texts.slice(0, 19).map(user)), model);
+    await fairCount(request(texts.slice(0, 19).map(user)), model);
     const before = tokenizerWork.characters;
-    await countInputTokens(request(texts.map(copyOf).map(user)), model);
+    await fairCount(request(texts.map(copyOf).map(user)), model);
     assert.equal(tokenizerWork.characters - before, texts[19]!.length);
   });
 
@@ -92,13 +97,13 @@ describe('the text cache', () => {
   });
 });
 
-describe('estimateInputTokens', () => {
+describe('PromptMeasure.estimate', () => {
   test('applies the margin to the tokenizer count, plus framing per message', async () => {
     const text = PROSE.repeat(20);
-    const one = await estimateInputTokens(request([user(text)]), model);
+    const one = await estimate(request([user(text)]), model);
     assert.ok(one >= Math.ceil(countTokens(text) * INPUT_MARGIN), `${one} includes the margin`);
     assert.ok(one <= Math.ceil(countTokens(text) * INPUT_MARGIN) + 20, `${one} has only a few framing tokens`);
-    const two = await estimateInputTokens(request([user(text), { role: 'assistant', content: text }]), model);
+    const two = await estimate(request([user(text), { role: 'assistant', content: text }]), model);
     assert.ok(two >= 2 * Math.ceil(countTokens(text) * INPUT_MARGIN));
   });
 
@@ -114,7 +119,7 @@ describe('estimateInputTokens', () => {
     const sameWithoutImages = request([user('what is this?'), user('what is this?')]);
     for (const maxImageTokens of [1_600, 6_000]) {
       const vision = modelWith(maxImageTokens);
-      assert.equal((await estimateInputTokens(twoImages, vision)) - (await estimateInputTokens(sameWithoutImages, vision)), 2 * maxImageTokens);
+      assert.equal((await estimate(twoImages, vision)) - (await estimate(sameWithoutImages, vision)), 2 * maxImageTokens);
     }
   });
 
@@ -125,9 +130,9 @@ describe('estimateInputTokens', () => {
       parameters: { type: 'object', properties: { path: { type: 'string', description: 'Path from the root' } }, required: ['path'] },
     };
     const schemaTokens = countTokens(JSON.stringify(readFile));
-    const bare = await estimateInputTokens(request([user('hi')]), model);
-    const one = await estimateInputTokens(request([user('hi')], { tools: [readFile] }), model);
-    const two = await estimateInputTokens(request([user('hi')], { tools: [readFile, { ...readFile, name: 'read_other' }] }), model);
+    const bare = await estimate(request([user('hi')]), model);
+    const one = await estimate(request([user('hi')], { tools: [readFile] }), model);
+    const two = await estimate(request([user('hi')], { tools: [readFile, { ...readFile, name: 'read_other' }] }), model);
     assert.ok(one - bare >= TOOL_USE_OVERHEAD + Math.floor(schemaTokens * INPUT_MARGIN), `one tool adds ${one - bare}`);
     assert.ok(two - one < TOOL_USE_OVERHEAD, 'the tool-use prompt is counted once');
     assert.ok(two - one >= Math.floor(schemaTokens * INPUT_MARGIN));
@@ -142,26 +147,23 @@ describe('estimateInputTokens', () => {
       { role: 'assistant', content: null, toolCalls: [{ id: 'call_1', name: 'read_file', arguments: argumentsText }] },
       { role: 'tool', toolCallId: 'call_1', content: result },
     ]);
-    const added = (await estimateInputTokens(roundTrip, model)) - (await estimateInputTokens(base, model));
+    const added = (await estimate(roundTrip, model)) - (await estimate(base, model));
     assert.ok(added >= (countTokens(argumentsText) + countTokens(result)) * INPUT_MARGIN, `round trip adds ${added}`);
   });
 
   test('counts a structured-output schema', async () => {
     const schema = { type: 'object', properties: { verdict: { type: 'string' } } };
-    const plain = await estimateInputTokens(request([user('judge')]), model);
-    const structured = await estimateInputTokens(
-      request([user('judge')], { responseFormat: { type: 'json_schema', name: 'answer', schema } }),
-      model,
-    );
+    const plain = await estimate(request([user('judge')]), model);
+    const structured = await estimate(request([user('judge')], { responseFormat: { type: 'json_schema', name: 'answer', schema } }), model);
     assert.ok(structured - plain >= countTokens(JSON.stringify(schema)));
   });
 
-  test('measures a request once, however many candidate models it is estimated for', async () => {
-    const small = request([user('Which of the candidates is cheapest? '.repeat(4))]);
-    const first = await estimateInputTokens(small, model);
+  test('measures a prompt once, however many candidate models it is estimated for', async () => {
+    const small = new PromptMeasure(request([user('Which of the candidates is cheapest? '.repeat(4))]));
+    const first = await small.estimate(model);
     const tokenized = tokenizerWork.characters;
-    assert.equal(await estimateInputTokens(small, modelWith(1_600)), first);
-    await estimateInputTokens(small, modelWith(3_000));
+    assert.equal(await small.estimate(modelWith(1_600)), first);
+    await small.estimate(modelWith(3_000));
     assert.equal(tokenizerWork.characters, tokenized);
   });
 });
@@ -169,24 +171,24 @@ describe('estimateInputTokens', () => {
 describe('bounds before counting', () => {
   test('until counted, the ceiling is the UTF-8 bytes: never below the counted bound', async () => {
     for (const text of [PROSE.repeat(20), 'a'.repeat(5_000), '漢字かな交じり文'.repeat(300), '😀🎉'.repeat(500), ' \n\t'.repeat(900)]) {
-      const fresh = request([user(text)]);
-      const ceiling = inputTokenCeiling(fresh, model);
+      const fresh = new PromptMeasure(request([user(text)]));
+      const ceiling = fresh.ceiling(model);
       assert.ok(ceiling >= Buffer.byteLength(text), 'the byte bound');
-      const counted = await estimateInputTokens(fresh, model);
+      const counted = await fresh.estimate(model);
       assert.ok(counted <= ceiling, `counting never raises the bound (${counted} > ${ceiling})`);
-      assert.ok((await countInputTokens(fresh, model)) <= counted);
-      assert.equal(inputTokenCeiling(fresh, model), counted, 'the ceiling is the counted bound once counted');
+      assert.ok((await fresh.fairCount(model)) <= counted);
+      assert.equal(fresh.ceiling(model), counted, 'the ceiling is the counted bound once counted');
     }
   });
 
   test('a prompt whose bytes fit is admitted without the tokenizer', async () => {
-    const fits = await inputFits(request([user(PROSE.repeat(10))]), model, 2_000);
+    const fits = await fitsIn(request([user(PROSE.repeat(10))]), model, 2_000);
     assert.deepEqual({ fits: fits.fits, bound: fits.bound }, { fits: true, bound: true });
     assert.equal(tokenizerWork.characters, 0);
   });
 
   test('a prompt whose lower bound is too large is refused without the tokenizer', async () => {
-    const fits = await inputFits(request([user('漢'.repeat(100_000))]), model, 10_000);
+    const fits = await fitsIn(request([user('漢'.repeat(100_000))]), model, 10_000);
     assert.equal(fits.fits, false);
     assert.ok(fits.bound && fits.tokens > 10_000);
     assert.equal(tokenizerWork.characters, 0);
@@ -195,10 +197,10 @@ describe('bounds before counting', () => {
   test('between the bounds, the count decides, and stops once past the limit', async () => {
     const text = PROSE.repeat(500);
     const exact = countTokens(text);
-    const inside = await inputFits(request([user(text)]), model, exact + 100);
+    const inside = await fitsIn(request([user(text)]), model, exact + 100);
     assert.deepEqual({ fits: inside.fits, bound: inside.bound }, { fits: true, bound: false });
     tokenizerWork.characters = 0;
-    const outside = await inputFits(request([user(text)]), model, Math.floor(exact / 4));
+    const outside = await fitsIn(request([user(text)]), model, Math.floor(exact / 4));
     assert.equal(outside.fits, false);
     assert.ok(tokenizerWork.characters < text.length / 2, 'stopped early');
   });
@@ -206,8 +208,8 @@ describe('bounds before counting', () => {
 
 test('the fair count is the bound without its margin, for billing cut-short requests', async () => {
   const text = 'The quick brown fox jumps over the lazy dog. '.repeat(40);
-  const fair = await countInputTokens(request([user(text)]), model);
-  const bound = await estimateInputTokens(request([user(text)]), model);
+  const fair = await fairCount(request([user(text)]), model);
+  const bound = await estimate(request([user(text)]), model);
   assert.ok(fair >= countTokens(text));
   assert.ok(fair < bound);
   assert.equal(bound - fair, Math.ceil(countTokens(text) * 1.35) - countTokens(text));

@@ -92,84 +92,112 @@ export interface TokenCountingModel {
   maxImageTokens: number;
 }
 
-// A request is measured once, by routing, the hold and the answer; the measure does not depend on
-// the model, and a canonical request is not changed after parsing.
-const measured = new WeakMap<ChatRequest, InputMeasure>();
+/**
+ * The prompt of one request, measured once and passed down to whoever needs its size (routing's
+ * context filter, the worst case, usage estimates, Anthropic's message_start). The measure does
+ * not depend on the model, and a canonical request is not changed after parsing, so every count
+ * and bound made here is kept for the next caller.
+ */
+export class PromptMeasure {
+  private measure: InputMeasure | undefined;
 
-function measureOf(request: ChatRequest): InputMeasure {
-  let measure = measured.get(request);
-  if (!measure) {
-    const collected = collectInput(request);
-    measure = { ...collected, textBytes: collected.texts.reduce((sum, text) => sum + utf8Bytes(text), 0) };
-    measured.set(request, measure);
+  constructor(readonly request: ChatRequest) {}
+
+  /**
+   * Upper bound of the prompt tokens `model` will report, from what is known now: the text's UTF-8
+   * bytes until it was counted, then the smaller of those bytes and its cl100k count times
+   * INPUT_MARGIN; plus framing per request, message, tool and tool call, the tool-use prompt when
+   * tools are present, and every image at the model's per-image maximum. Cheap: it never runs the
+   * tokenizer, so a hold is placed on it first and the prompt is counted only when that hold does
+   * not fit (`count`, then this again: see reserveWorstCase).
+   */
+  ceiling(model: TokenCountingModel): number {
+    const measure = this.measured();
+    const text = measure.textTokens === undefined ? measure.textBytes : Math.min(measure.textBytes, Math.ceil(measure.textTokens * INPUT_MARGIN));
+    return text + fixedTokens(measure, model);
   }
-  return measure;
-}
 
-/** `measureOf`, with the bytes of a text of megabytes measured in slices of the event loop's turns. */
-async function measureInSlices(request: ChatRequest): Promise<InputMeasure> {
-  const known = measured.get(request);
-  if (known) return known;
-  const collected = collectInput(request);
-  let textBytes = 0;
-  for (const text of collected.texts) textBytes += text.length > MEASURE_SLICE ? await utf8BytesInSlices(text) : utf8Bytes(text);
-  // Measured meanwhile by another caller: one measure per request.
-  const measure = measured.get(request) ?? { ...collected, textBytes };
-  measured.set(request, measure);
-  return measure;
+  /**
+   * The least `ceiling` can be once the prompt is counted: its floor in place of the count (the
+   * count is at least the floor). No tokenizer: one pass over the bytes at most.
+   */
+  async ceilingAtLeast(model: TokenCountingModel): Promise<number> {
+    const measure = await this.measuredInSlices();
+    if (measure.textTokens !== undefined) return this.ceiling(model);
+    if (measure.textFloor === undefined) {
+      const weighed = await tokenFloors(measure.texts);
+      measure.textFloors = weighed.floors;
+      measure.textFloor = weighed.total;
+    }
+    return Math.min(measure.textBytes, Math.ceil(measure.textFloor * INPUT_MARGIN)) + fixedTokens(measure, model);
+  }
+
+  /** Counts the prompt's text (in bounded slices, off the hot path's event loop turns); once. */
+  async count(): Promise<void> {
+    const measure = await this.measuredInSlices();
+    if (measure.textTokens === undefined) measure.textTokens = (await countTexts(measure.texts)).tokens;
+  }
+
+  /** The counted upper bound: `ceiling` after `count`. */
+  async estimate(model: TokenCountingModel): Promise<number> {
+    await this.count();
+    return this.ceiling(model);
+  }
+
+  /**
+   * A fair count of the prompt, without the safety margin: what a cut-short request is billed
+   * for when the provider never reported usage, and what a client is told the prompt counts.
+   */
+  async fairCount(model: TokenCountingModel): Promise<number> {
+    await this.count();
+    const measure = this.measured();
+    return measure.textTokens! + fixedTokens(measure, model);
+  }
+
+  /**
+   * Whether the prompt's fair count is at most `limit` tokens. Bounds decide when they can (the
+   * UTF-8 bytes fit, or a lower bound does not); the tokenizer runs only between them, and stops
+   * once the count passes `limit`. A multi-megabyte prompt is decided in milliseconds either way.
+   */
+  async fits(model: TokenCountingModel, limit: number): Promise<InputFit> {
+    const measure = await this.measuredInSlices();
+    const room = limit - fixedTokens(measure, model);
+    if (measure.textTokens !== undefined) return { fits: measure.textTokens <= room, tokens: measure.textTokens + limit - room, bound: false };
+    if (measure.textBytes <= room) return { fits: true, tokens: measure.textBytes + limit - room, bound: true };
+    // Weighed once in full; a weighing stopped past a smaller limit is only a floor, weighed again when the limit is larger.
+    if (measure.textFloors === undefined && (measure.textFloor ?? 0) <= room) {
+      const weighed = await tokenFloors(measure.texts, room);
+      measure.textFloor = Math.max(measure.textFloor ?? 0, weighed.total);
+      if (weighed.complete) measure.textFloors = weighed.floors;
+    }
+    if (measure.textFloor! > room) return { fits: false, tokens: measure.textFloor! + limit - room, bound: true };
+    const counted = await countTexts(measure.texts, room, measure.textFloors);
+    if (counted.complete) measure.textTokens = counted.tokens;
+    else measure.textFloor = Math.max(measure.textFloor!, counted.tokens);
+    return { fits: counted.complete && counted.tokens <= room, tokens: counted.tokens + limit - room, bound: !counted.complete };
+  }
+
+  private measured(): InputMeasure {
+    if (!this.measure) {
+      const collected = collectInput(this.request);
+      this.measure = { ...collected, textBytes: collected.texts.reduce((sum, text) => sum + utf8Bytes(text), 0) };
+    }
+    return this.measure;
+  }
+
+  /** `measured`, with the bytes of a text of megabytes measured in slices of the event loop's turns. */
+  private async measuredInSlices(): Promise<InputMeasure> {
+    if (this.measure) return this.measure;
+    const collected = collectInput(this.request);
+    let textBytes = 0;
+    for (const text of collected.texts) textBytes += text.length > MEASURE_SLICE ? await utf8BytesInSlices(text) : utf8Bytes(text);
+    // Measured meanwhile by another caller (the slices yield): one measure per prompt.
+    this.measure ??= { ...collected, textBytes };
+    return this.measure;
+  }
 }
 
 const fixedTokens = (measure: InputMeasure, model: TokenCountingModel) => measure.framingTokens + measure.images * model.maxImageTokens;
-
-/**
- * Upper bound of the prompt tokens `model` will report for `request`, from what is known now:
- * the text's UTF-8 bytes until it was counted, then the smaller of those bytes and its cl100k
- * count times INPUT_MARGIN; plus framing per request, message, tool and tool call, the tool-use
- * prompt when tools are present, and every image at the model's per-image maximum. Cheap: it
- * never runs the tokenizer, so a hold is placed on it first and the prompt is counted only
- * when that hold does not fit (`countInput`, then this again: see reserveWorstCase).
- */
-export function inputTokenCeiling(request: ChatRequest, model: TokenCountingModel): number {
-  const measure = measureOf(request);
-  const text = measure.textTokens === undefined ? measure.textBytes : Math.min(measure.textBytes, Math.ceil(measure.textTokens * INPUT_MARGIN));
-  return text + fixedTokens(measure, model);
-}
-
-/**
- * The least `inputTokenCeiling` can be once the prompt is counted: its floor in place of the
- * count (the count is at least the floor). No tokenizer: one pass over the bytes at most.
- */
-export async function inputTokenCeilingAtLeast(request: ChatRequest, model: TokenCountingModel): Promise<number> {
-  const measure = await measureInSlices(request);
-  if (measure.textTokens !== undefined) return inputTokenCeiling(request, model);
-  if (measure.textFloor === undefined) {
-    const weighed = await tokenFloors(measure.texts);
-    measure.textFloors = weighed.floors;
-    measure.textFloor = weighed.total;
-  }
-  return Math.min(measure.textBytes, Math.ceil(measure.textFloor * INPUT_MARGIN)) + fixedTokens(measure, model);
-}
-
-/** Counts the prompt's text (in bounded slices, off the hot path's event loop turns); once. */
-export async function countInput(request: ChatRequest): Promise<void> {
-  const measure = await measureInSlices(request);
-  if (measure.textTokens === undefined) measure.textTokens = (await countTexts(measure.texts)).tokens;
-}
-
-/** The counted upper bound: `inputTokenCeiling` after `countInput`. */
-export async function estimateInputTokens(request: ChatRequest, model: TokenCountingModel): Promise<number> {
-  await countInput(request);
-  return inputTokenCeiling(request, model);
-}
-
-/**
- * A fair count of the prompt, without the safety margin: what a cut-short request is billed
- * for when the provider never reported usage, and what a client is told the prompt counts.
- */
-export async function countInputTokens(request: ChatRequest, model: TokenCountingModel): Promise<number> {
-  await countInput(request);
-  return measureOf(request).textTokens! + fixedTokens(measureOf(request), model);
-}
 
 export interface InputFit {
   fits: boolean;
@@ -177,27 +205,4 @@ export interface InputFit {
   tokens: number;
   /** Whether `tokens` is a bound rather than a count. */
   bound: boolean;
-}
-
-/**
- * Whether the prompt's fair count is at most `limit` tokens. Bounds decide when they can (the
- * UTF-8 bytes fit, or a lower bound does not); the tokenizer runs only between them, and stops
- * once the count passes `limit`. A multi-megabyte prompt is decided in milliseconds either way.
- */
-export async function inputFits(request: ChatRequest, model: TokenCountingModel, limit: number): Promise<InputFit> {
-  const measure = await measureInSlices(request);
-  const room = limit - fixedTokens(measure, model);
-  if (measure.textTokens !== undefined) return { fits: measure.textTokens <= room, tokens: measure.textTokens + limit - room, bound: false };
-  if (measure.textBytes <= room) return { fits: true, tokens: measure.textBytes + limit - room, bound: true };
-  // Weighed once in full; a weighing stopped past a smaller limit is only a floor, weighed again when the limit is larger.
-  if (measure.textFloors === undefined && (measure.textFloor ?? 0) <= room) {
-    const weighed = await tokenFloors(measure.texts, room);
-    measure.textFloor = Math.max(measure.textFloor ?? 0, weighed.total);
-    if (weighed.complete) measure.textFloors = weighed.floors;
-  }
-  if (measure.textFloor! > room) return { fits: false, tokens: measure.textFloor! + limit - room, bound: true };
-  const counted = await countTexts(measure.texts, room, measure.textFloors);
-  if (counted.complete) measure.textTokens = counted.tokens;
-  else measure.textFloor = Math.max(measure.textFloor!, counted.tokens);
-  return { fits: counted.complete && counted.tokens <= room, tokens: counted.tokens + limit - room, bound: !counted.complete };
 }

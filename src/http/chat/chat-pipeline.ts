@@ -1,7 +1,7 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { requireModelAllowed, requireScope } from '../../auth/key-authenticator.ts';
 import { estimateUsage } from '../../billing/usage-estimate.ts';
-import { countInputTokens } from '../../tokens/token-estimate.ts';
+import { PromptMeasure } from '../../tokens/token-estimate.ts';
 import { outputCapFor, reserveWorstCase } from '../../billing/worst-case.ts';
 import type { ModelConfig } from '../../config/schema.ts';
 import { GatewayError } from '../../errors/gateway-error.ts';
@@ -21,6 +21,7 @@ import { midStreamError } from '../../routing/mid-stream-error.ts';
 interface ChatTurn<Parsed extends ParsedChat> {
   wire: ChatWire<Parsed>;
   parsed: Parsed;
+  prompt: PromptMeasure;
   candidates: ModelConfig[];
   caller: CandidateCaller;
   metered: MeteredRequest;
@@ -58,9 +59,11 @@ export async function serveChat<Parsed extends ParsedChat>(
   metered.requestedModel = parsed.model;
   metered.start.stream = parsed.stream;
   requireModelAllowed(key, parsed.model);
-  const plan = await planRoute(deps.catalog, parsed.model, parsed.request, parsed.routing);
+  // Measured once: routing, the hold, the usage estimates and message_start all read it.
+  const prompt = new PromptMeasure(parsed.request);
+  const plan = await planRoute(deps.catalog, parsed.model, prompt, parsed.routing);
   metered.attempts.push(...plan.skipped);
-  await reserveWorstCase(metered, parsed.request, plan.candidates);
+  await reserveWorstCase(metered, prompt, plan.candidates);
 
   const controller = abortOnClientClose(reply);
   // Not worth a provider call: the receipt says cancelled, at no cost.
@@ -91,20 +94,19 @@ export async function serveChat<Parsed extends ParsedChat>(
   };
 
   try {
-    const turn = { wire, parsed, candidates: plan.candidates, caller, metered, request, reply, started };
+    const turn = { wire, parsed, prompt, candidates: plan.candidates, caller, metered, request, reply, started };
     await (parsed.stream ? streamAnswer(turn) : answerOnce(turn));
   } catch (error) {
     // A cancelled call still made the provider read the prompt: never bill it as zero.
-    if (controller.signal.aborted && inFlight && !metered.hasAnswer)
-      metered.answeredBy(inFlight, await estimateUsage(parsed.request, inFlight, ''), true);
+    if (controller.signal.aborted && inFlight && !metered.hasAnswer) metered.answeredBy(inFlight, await estimateUsage(prompt, inFlight, ''), true);
     throw error;
   }
 }
 
 async function answerOnce<Parsed extends ParsedChat>(turn: ChatTurn<Parsed>): Promise<void> {
-  const { wire, parsed, candidates, caller, metered, request, reply } = turn;
+  const { wire, parsed, prompt, candidates, caller, metered, request, reply } = turn;
   const { model, result } = await generateWithFallback(candidates, caller);
-  const usage = result.usage ?? (await estimateUsage(parsed.request, model, answerText(result)));
+  const usage = result.usage ?? (await estimateUsage(prompt, model, answerText(result)));
   metered.answeredBy(model, usage, !result.usage);
   metered.firstToken();
   const context = { id: wire.answerId(request.requestId), created: Math.floor(Date.now() / 1000), model: model.id };
@@ -123,21 +125,19 @@ function answerText(result: ChatResult): string {
  * ends it with an error event and no terminator, a client that leaves stops the provider.
  */
 async function streamAnswer<Parsed extends ParsedChat>(turn: ChatTurn<Parsed>): Promise<void> {
-  const { wire, parsed, candidates, caller, metered, request, reply, started } = turn;
+  const { wire, parsed, prompt, candidates, caller, metered, request, reply, started } = turn;
   const opened = await openStreamWithFallback(candidates, caller);
   metered.firstToken();
   const startUsage =
     started.usage ??
-    (wire.startsWithUsage
-      ? { inputTokens: await countInputTokens(parsed.request, opened.model), cachedInputTokens: 0, cacheWriteTokens: 0 }
-      : undefined);
+    (wire.startsWithUsage ? { inputTokens: await prompt.fairCount(opened.model), cachedInputTokens: 0, cacheWriteTokens: 0 } : undefined);
   const context = { id: wire.answerId(request.requestId), created: Math.floor(Date.now() / 1000), model: opened.model.id, startUsage };
   const encoder = wire.createEncoder(context, parsed);
   reply.hijack();
   const writer = new SseWriter(reply.raw);
   writer.open({ ...(reply.getHeaders() as Record<string, string>), 'x-svc-model': opened.model.id });
 
-  const answer = new StreamedAnswer(metered, opened.model, parsed.request, opened.startedAt);
+  const answer = new StreamedAnswer(metered, opened.model, prompt, opened.startedAt);
   try {
     await writer.write(encoder.start());
     let part = opened.first;

@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import { requireModelAllowed, requireScope } from '../../auth/key-authenticator.ts';
-import { countInputTokens, inputFits } from '../../tokens/token-estimate.ts';
+import { PromptMeasure } from '../../tokens/token-estimate.ts';
 import type { ModelConfig } from '../../config/schema.ts';
 import { GatewayError } from '../../errors/gateway-error.ts';
 import { parseBetas, parseMessagesRequest } from '../../formats/anthropic-messages/parse-messages-request.ts';
@@ -35,13 +35,14 @@ export function registerMessagesRoutes(app: FastifyInstance, deps: GatewayDeps):
     requireModelAllowed(key, parsed.model);
     const model = firstCandidate(deps.catalog, parsed.model);
     // Counting is bounded by the context window: a larger prompt is refused on a bound.
-    const fit = await inputFits(parsed.request, model, model.contextWindow);
+    const prompt = new PromptMeasure(parsed.request);
+    const fit = await prompt.fits(model, model.contextWindow);
     if (!fit.fits) {
       throw new GatewayError(
         'context_too_large',
         `The prompt counts at least ${fit.tokens} tokens; ${model.id} has a context window of ${model.contextWindow}.`,
       );
     }
-    return { input_tokens: await countInputTokens(parsed.request, model) };
+    return { input_tokens: await prompt.fairCount(model) };
   });
 }

@@ -3,7 +3,7 @@ import type { ProviderConfig, SimulatedScriptEntry } from '../../config/schema.t
 import { toolResultText, type ChatRequest } from '../../canonical/chat-request.ts';
 import type { ChatResult, FinishReason, Usage } from '../../canonical/chat-result.ts';
 import type { StreamPart } from '../../canonical/stream-part.ts';
-import { countInputTokens } from '../../tokens/token-estimate.ts';
+import { PromptMeasure } from '../../tokens/token-estimate.ts';
 import { countTextTokens } from '../../tokens/text-token-count.ts';
 import type { ProviderAdapter, ProviderCall } from '../provider.ts';
 import { ProviderError } from '../provider-error.ts';
@@ -85,7 +85,8 @@ async function usageOf(call: ProviderCall, plan: Plan): Promise<Usage> {
   const reasoningTokens = plan.reasoning.length;
   const textTokens = plan.words.length + (plan.toolCall ? (await countTextTokens(plan.toolCall.arguments)) + 4 : 0);
   return {
-    inputTokens: await countInputTokens(call.request, call.model),
+    // A provider counts the prompt it is sent: its own measure, not the gateway's.
+    inputTokens: await new PromptMeasure(call.request).fairCount(call.model),
     cachedInputTokens: 0,
     cacheWriteTokens: 0,
     outputTokens: reasoningTokens + textTokens,
