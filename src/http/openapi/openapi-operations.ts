@@ -1,18 +1,22 @@
 import type { ZodTypeAny } from 'zod';
-import type { ErrorCode } from '../../errors/catalog.ts';
+import { errorCodesOf, type ErrorCause, type ErrorCode } from '../../errors/catalog.ts';
 import { fixRunEventsQuerySchema } from '../../fix/fix-schemas.ts';
-import { receiptsQuerySchema } from '../receipt-schema.ts';
+import { ANTHROPIC_COUNT_TOKENS_DOCS, ANTHROPIC_MESSAGES_DOCS } from '../../formats/anthropic-messages/messages-request-schema.ts';
+import { OPENAI_CHAT_DOCS } from '../../formats/openai-chat/chat-request-schema.ts';
+import { OPENAI_RESPONSES_DOCS } from '../../formats/openai-responses/responses-request-schema.ts';
 import { modelListQuerySchema } from '../model-list-schema.ts';
-import { ANTHROPIC_COUNT_TOKENS_DOCS, ANTHROPIC_MESSAGES_DOCS, OPENAI_CHAT_DOCS, OPENAI_RESPONSES_DOCS } from './chat-body-schemas.ts';
+import { receiptsQuerySchema } from '../receipt-schema.ts';
+import type { ComponentName } from './openapi-components.ts';
+import * as chat from './openapi-chat-examples.ts';
 import * as examples from './openapi-examples.ts';
 
-/** One /v1 operation of the document: which components it takes and answers, and which error codes it may answer with. */
+/** One /v1 operation of the document: what it takes and answers, and what it does that can fail. */
 export interface OperationSpec {
   method: 'get' | 'post';
   path: string;
   operationId: string;
   summary: string;
-  tag: string;
+  tag: 'Inference' | 'Account' | 'Fix agents' | 'Meta';
   /** The error body its clients parse; `either`: Anthropic-shaped when the request has an anthropic-version header (error-handling.ts). */
   wire: 'openai' | 'anthropic' | 'either';
   /** Key-free (the document itself). */
@@ -21,76 +25,96 @@ export interface OperationSpec {
   billable?: boolean;
   /** The scope the key needs, if any. */
   scope?: 'inference' | 'fix';
-  body?: { component: string; example?: unknown };
-  /** The success answer: JSON components (one, or alternatives), and whether `stream: true` turns it into server-sent events. */
-  answer: { components: string[]; example?: unknown; stream?: 'optional' | 'always'; eventsDescription?: string };
+  body?: { component: ComponentName; example?: unknown };
+  /**
+   * The success answer: JSON components (one, or alternatives); with `events`, server-sent
+   * events, `always` or when the body says `stream: true`, each event's data one of `data`.
+   */
+  answer: {
+    components: ComponentName[];
+    example?: unknown;
+    events?: { when: 'optional' | 'always'; data: ComponentName[]; description: string };
+  };
   query?: ZodTypeAny & { shape: Record<string, ZodTypeAny> };
   pathId?: string;
   externalDocs?: string;
-  codes: ErrorCode[];
+  /** What it does that can fail beyond taking a key, reading its input, needing its scope and finding the path's id. */
+  does?: ErrorCause[];
   description?: string;
 }
 
-const AUTH: ErrorCode[] = ['invalid_api_key', 'key_revoked', 'key_expired'];
+/** The error codes of an operation, from the catalog's causes of what it does. */
+export function errorCodesOfOperation(operation: OperationSpec): ErrorCode[] {
+  const causes: ErrorCause[] = [...(operation.does ?? [])];
+  if (!operation.public) causes.push('key', 'input');
+  if (operation.scope) causes.push('scope');
+  if (operation.pathId) causes.push('lookup');
+  return errorCodesOf(causes);
+}
 
-/** A chat request may fail in every way the catalog has but those of receipts and fix quotes. */
-const CHAT: ErrorCode[] = [
-  ...AUTH,
-  'invalid_request',
-  'unsupported_model',
-  'unsupported_parameter',
-  'model_not_allowed',
-  'insufficient_scope',
-  'insufficient_balance',
-  'budget_exceeded',
-  'rate_limit_exceeded',
-  'context_too_large',
-  'provider_rate_limited',
-  'provider_timeout',
-  'provider_unavailable',
-  'provider_bad_request',
-  'provider_invalid_response',
-  'provider_auth_error',
-  'request_cancelled',
-  'internal_error',
-];
+const chatEvents = (data: ComponentName[], end: string) => ({
+  when: 'optional' as const,
+  data,
+  description: `With \`stream: true\`: server-sent events in the format of the route, ${end}; a failure after the first event is an error event, not an HTTP status.`,
+});
 
-const READ: ErrorCode[] = [...AUTH, 'invalid_request', 'internal_error'];
+/** A chat route: served by any candidate of an alias, billed, held, limited; its errors those of a provider call. */
+function inference(
+  spec: Pick<OperationSpec, 'path' | 'operationId' | 'summary' | 'wire' | 'body' | 'answer' | 'externalDocs' | 'description'>,
+): OperationSpec {
+  const does: ErrorCause[] = ['model', 'key_models', 'routing', 'hold', 'rate', 'availability', 'provider'];
+  return { method: 'post', tag: 'Inference', billable: true, scope: 'inference', does, ...spec };
+}
 
-const chatEvents =
-  'With `stream: true`: server-sent events in the format of the route; a failure after the first event is an error event, not an HTTP status.';
+/** A read of the account: its key, its query, nothing else that can fail. */
+const account = (spec: Pick<OperationSpec, 'path' | 'operationId' | 'summary' | 'answer' | 'query' | 'pathId'>): OperationSpec => ({
+  method: 'get',
+  tag: 'Account',
+  wire: 'either',
+  ...spec,
+});
+
+const runEvents = 'Server-sent events: `id:` the sequence, `event:` the type, `data:` a FixRunEvent.';
+
+/** A fix run by id. */
+const run = (spec: Pick<OperationSpec, 'method' | 'path' | 'operationId' | 'summary' | 'answer' | 'query' | 'pathId'>): OperationSpec => ({
+  tag: 'Fix agents',
+  wire: 'either',
+  scope: 'fix',
+  ...spec,
+});
+
+const runAnswer = { components: ['FixRun'] as ComponentName[], example: examples.runExample };
 
 export const operations: OperationSpec[] = [
-  {
-    method: 'post',
+  inference({
     path: '/v1/chat/completions',
     operationId: 'createChatCompletion',
     summary: 'Chat completion (OpenAI format), answered by any candidate of an alias',
-    tag: 'Inference',
     wire: 'openai',
-    billable: true,
-    scope: 'inference',
-    body: { component: 'ChatCompletionRequest', example: examples.chatRequestExample },
-    answer: { components: ['ChatCompletion'], example: examples.chatCompletionExample, stream: 'optional', eventsDescription: chatEvents },
+    body: { component: 'ChatCompletionRequest', example: chat.chatRequestExample },
+    answer: {
+      components: ['ChatCompletion'],
+      example: chat.chatCompletionExample,
+      events: chatEvents(['ChatCompletionChunk', 'Error'], 'each `data:` a chunk, the last `[DONE]`'),
+    },
     externalDocs: OPENAI_CHAT_DOCS,
-    codes: CHAT,
-  },
-  {
-    method: 'post',
+  }),
+  inference({
     path: '/v1/messages',
     operationId: 'createMessage',
     summary: 'Anthropic Messages, answered by any candidate of an alias',
-    tag: 'Inference',
     wire: 'anthropic',
-    billable: true,
-    scope: 'inference',
-    body: { component: 'MessagesRequest', example: examples.messagesRequestExample },
-    answer: { components: ['Message'], example: examples.messageExample, stream: 'optional', eventsDescription: chatEvents },
+    body: { component: 'MessagesRequest', example: chat.messagesRequestExample },
+    answer: {
+      components: ['Message'],
+      example: chat.messageExample,
+      events: chatEvents(['MessageStreamEvent', 'AnthropicError'], '`event:` the type of the data'),
+    },
     externalDocs: ANTHROPIC_MESSAGES_DOCS,
-    codes: CHAT,
     description:
       'Errors are Anthropic-shaped, with the contract fields (code, retryable, request_id) beside; `x-should-retry` says whether to retry.',
-  },
+  }),
   {
     method: 'post',
     path: '/v1/messages/count_tokens',
@@ -99,77 +123,60 @@ export const operations: OperationSpec[] = [
     tag: 'Inference',
     wire: 'anthropic',
     scope: 'inference',
-    body: { component: 'CountTokensRequest', example: { model: 'svc/balanced', messages: [{ role: 'user', content: 'Say hello.' }] } },
+    body: { component: 'MessagesRequest', example: chat.countTokensRequestExample },
     answer: { components: ['CountTokens'], example: { input_tokens: 10 } },
     externalDocs: ANTHROPIC_COUNT_TOKENS_DOCS,
-    codes: [...AUTH, 'invalid_request', 'unsupported_model', 'model_not_allowed', 'insufficient_scope', 'context_too_large', 'internal_error'],
+    does: ['model', 'key_models', 'context'],
+    description: 'The body of a Messages request; max_tokens and stream are not needed.',
   },
-  {
-    method: 'post',
+  inference({
     path: '/v1/responses',
     operationId: 'createResponse',
     summary: 'OpenAI Responses (stateless), answered by any candidate of an alias',
-    tag: 'Inference',
     wire: 'openai',
-    billable: true,
-    scope: 'inference',
-    body: { component: 'ResponsesRequest', example: examples.responsesRequestExample },
-    answer: { components: ['Response'], example: examples.responseExample, stream: 'optional', eventsDescription: chatEvents },
+    body: { component: 'ResponsesRequest', example: chat.responsesRequestExample },
+    answer: {
+      components: ['Response'],
+      example: chat.responseExample,
+      events: chatEvents(['ResponseStreamEvent'], '`event:` the type of the data, a failure response.failed'),
+    },
     externalDocs: OPENAI_RESPONSES_DOCS,
-    codes: CHAT,
-  },
-  {
-    method: 'get',
+  }),
+  account({
     path: '/v1/models',
     operationId: 'listModels',
     summary: 'Aliases and models the key may use, with prices; Anthropic-shaped with an anthropic-version header',
-    tag: 'Account',
-    wire: 'either',
     answer: { components: ['ModelList', 'AnthropicModelList'], example: examples.modelListExample },
     query: modelListQuerySchema,
-    codes: READ,
-  },
-  {
-    method: 'get',
+  }),
+  account({
     path: '/v1/receipts',
     operationId: 'listReceipts',
     summary: "The account's receipts, newest first",
-    tag: 'Account',
-    wire: 'either',
     answer: { components: ['ReceiptList'], example: { object: 'list', data: [examples.receiptExample], has_more: false } },
     query: receiptsQuerySchema,
-    codes: READ,
-  },
-  {
-    method: 'get',
+  }),
+  account({
     path: '/v1/receipts/{id}',
     operationId: 'getReceipt',
     summary: 'One receipt',
-    tag: 'Account',
-    wire: 'either',
     pathId: 'The receipt id (rcpt_...), as in the x-svc-receipt-id header',
     answer: { components: ['Receipt'], example: examples.receiptExample },
-    codes: [...READ, 'not_found'],
-  },
-  {
-    method: 'get',
+  }),
+  account({
     path: '/v1/balance',
     operationId: 'getBalance',
     summary: "The account's balance, holds and month against its budget",
-    tag: 'Account',
-    wire: 'either',
     answer: { components: ['Balance'], example: examples.balanceExample },
-    codes: READ,
-  },
+  }),
   {
-    method: 'get',
-    path: '/v1/fix/agents',
-    operationId: 'listFixAgents',
-    summary: 'Fix agents, their input and tiers with price ranges',
+    ...account({
+      path: '/v1/fix/agents',
+      operationId: 'listFixAgents',
+      summary: 'Fix agents, their input and tiers with price ranges',
+      answer: { components: ['FixAgentList'], example: examples.agentListExample },
+    }),
     tag: 'Fix agents',
-    wire: 'either',
-    answer: { components: ['FixAgentList'], example: examples.agentListExample },
-    codes: READ,
   },
   {
     method: 'post',
@@ -181,7 +188,7 @@ export const operations: OperationSpec[] = [
     scope: 'fix',
     body: { component: 'FixQuoteRequest', example: examples.quoteRequestExample },
     answer: { components: ['FixQuote'], example: examples.quoteExample },
-    codes: [...AUTH, 'invalid_request', 'insufficient_scope', 'model_not_allowed', 'rate_limit_exceeded', 'provider_unavailable', 'internal_error'],
+    does: ['key_models', 'rate', 'availability', 'context'],
   },
   {
     method: 'post',
@@ -193,66 +200,34 @@ export const operations: OperationSpec[] = [
     billable: true,
     scope: 'fix',
     body: { component: 'FixRunRequest', example: { quote: examples.quoteExample.id } },
-    answer: {
-      components: ['FixRun'],
-      example: examples.runExample,
-      stream: 'optional',
-      eventsDescription: 'With `stream: true`: server-sent events, `id:` the sequence, `event:` the type, `data:` a FixRunEvent.',
-    },
-    codes: [
-      ...AUTH,
-      'invalid_request',
-      'insufficient_scope',
-      'model_not_allowed',
-      'not_found',
-      'quote_expired',
-      'insufficient_balance',
-      'budget_exceeded',
-      'rate_limit_exceeded',
-      'internal_error',
-    ],
+    answer: { ...runAnswer, events: { when: 'optional', data: ['FixRunEvent'], description: `With \`stream: true\`: ${runEvents}` } },
+    does: ['key_models', 'lookup', 'quote', 'hold', 'rate', 'availability'],
   },
-  {
+  run({
     method: 'get',
     path: '/v1/fix/runs/{id}',
     operationId: 'getFixRun',
     summary: 'A run: status, result, steps, cost',
-    tag: 'Fix agents',
-    wire: 'either',
-    scope: 'fix',
+    answer: runAnswer,
     pathId: 'The run id (run_...), as in the x-svc-run-id header',
-    answer: { components: ['FixRun'], example: examples.runExample },
-    codes: [...READ, 'insufficient_scope', 'not_found'],
-  },
-  {
+  }),
+  run({
     method: 'get',
     path: '/v1/fix/runs/{id}/events',
     operationId: 'followFixRun',
     summary: "A run's events from the start (or after `after` / Last-Event-ID), following it to its end",
-    tag: 'Fix agents',
-    wire: 'either',
-    scope: 'fix',
     pathId: 'The run id (run_...)',
     query: fixRunEventsQuerySchema,
-    answer: {
-      components: ['FixRunEvent'],
-      stream: 'always',
-      eventsDescription: 'Server-sent events: `id:` the sequence, `event:` the type, `data:` a FixRunEvent.',
-    },
-    codes: [...READ, 'insufficient_scope', 'not_found'],
-  },
-  {
+    answer: { components: [], events: { when: 'always', data: ['FixRunEvent'], description: runEvents } },
+  }),
+  run({
     method: 'post',
     path: '/v1/fix/runs/{id}/cancel',
     operationId: 'cancelFixRun',
     summary: 'Stop a run before its next step; the calls made are charged',
-    tag: 'Fix agents',
-    wire: 'either',
-    scope: 'fix',
     pathId: 'The run id (run_...)',
-    answer: { components: ['FixRun'], example: examples.runExample },
-    codes: [...READ, 'insufficient_scope', 'not_found'],
-  },
+    answer: runAnswer,
+  }),
   {
     method: 'get',
     path: '/v1/openapi.json',
@@ -262,6 +237,5 @@ export const operations: OperationSpec[] = [
     wire: 'either',
     public: true,
     answer: { components: [] },
-    codes: ['internal_error'],
   },
 ];
