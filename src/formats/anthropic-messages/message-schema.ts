@@ -1,4 +1,4 @@
-import { anyObject, array, enumOf, integer, literal, nullable, object, string, tagged } from '../../lib/wire-schema.ts';
+import * as s from '../../lib/wire-schema.ts';
 
 /**
  * What POST /v1/messages and /v1/messages/count_tokens answer (render-message.ts,
@@ -6,58 +6,63 @@ import { anyObject, array, enumOf, integer, literal, nullable, object, string, t
  * real answer to it. https://docs.anthropic.com/en/api/messages#response
  */
 
-const count = () => integer({ minimum: 0 });
+const count = () => s.integer({ minimum: 0 });
 
-export const anthropicUsageSchema = object({
+export const anthropicUsageSchema = s.object({
   input_tokens: count(),
   cache_creation_input_tokens: count(),
   cache_read_input_tokens: count(),
   output_tokens: count(),
 });
 
-const stopReason = enumOf(['end_turn', 'stop_sequence', 'max_tokens', 'tool_use', 'refusal']);
+const stopReason = s.enumOf(['end_turn', 'stop_sequence', 'max_tokens', 'tool_use', 'refusal']);
 
-const textBlock = object({ type: literal('text'), text: string() });
-const thinkingBlock = object({
-  type: literal('thinking'),
-  thinking: string(),
-  signature: string({ description: '"" for reasoning its provider did not sign' }),
+const textBlock = s.object({ type: s.literal('text'), text: s.string() });
+const thinkingBlock = s.object({
+  type: s.literal('thinking'),
+  thinking: s.string(),
+  signature: s.string({ description: '"" for reasoning its provider did not sign' }),
 });
-const redactedBlock = object({ type: literal('redacted_thinking'), data: string() });
-const toolUseBlock = object({ type: literal('tool_use'), id: string(), name: string(), input: anyObject({ description: 'The arguments' }) });
+const redactedBlock = s.object({ type: s.literal('redacted_thinking'), data: s.string() });
+const toolUseBlock = s.object({
+  type: s.literal('tool_use'),
+  id: s.string(),
+  name: s.string(),
+  input: s.anyObject({ description: 'The arguments' }),
+});
 
-const contentBlock = tagged('type', [thinkingBlock, redactedBlock, textBlock, toolUseBlock]);
+const contentBlock = s.tagged('type', [thinkingBlock, redactedBlock, textBlock, toolUseBlock]);
 
-export const messageSchema = object({
-  id: string({ description: 'msg_<the request id suffix>' }),
-  type: literal('message'),
-  role: literal('assistant'),
-  model: string({ description: 'The model that answered' }),
-  content: array(contentBlock),
-  stop_reason: nullable(stopReason, { description: 'null in message_start' }),
-  stop_sequence: nullable(string(), { description: 'The stop sequence that ended the answer, when one did' }),
+export const messageSchema = s.object({
+  id: s.string({ description: 'msg_<the request id suffix>' }),
+  type: s.literal('message'),
+  role: s.literal('assistant'),
+  model: s.string({ description: 'The model that answered' }),
+  content: s.array(contentBlock),
+  stop_reason: s.nullable(stopReason, { description: 'null in message_start' }),
+  stop_sequence: s.nullable(s.string(), { description: 'The stop sequence that ended the answer, when one did' }),
   usage: anthropicUsageSchema,
 });
 
-export const countTokensSchema = object({ input_tokens: count() });
+export const countTokensSchema = s.object({ input_tokens: count() });
 
-const delta = tagged('type', [
-  object({ type: literal('text_delta'), text: string() }),
-  object({ type: literal('thinking_delta'), thinking: string() }),
-  object({ type: literal('signature_delta'), signature: string() }),
-  object({ type: literal('input_json_delta'), partial_json: string() }),
+const delta = s.tagged('type', [
+  s.object({ type: s.literal('text_delta'), text: s.string() }),
+  s.object({ type: s.literal('thinking_delta'), thinking: s.string() }),
+  s.object({ type: s.literal('signature_delta'), signature: s.string() }),
+  s.object({ type: s.literal('input_json_delta'), partial_json: s.string() }),
 ]);
 
 /** The data of one event (its `event:` is the same type); a failure after the start is an AnthropicError event, and nothing after it. */
-export const messageStreamEventSchema = tagged('type', [
-  object({ type: literal('message_start'), message: messageSchema }),
-  object({ type: literal('content_block_start'), index: count(), content_block: contentBlock }),
-  object({ type: literal('content_block_delta'), index: count(), delta }),
-  object({ type: literal('content_block_stop'), index: count() }),
-  object({
-    type: literal('message_delta'),
-    delta: object({ stop_reason: stopReason, stop_sequence: nullable(string()) }),
+export const messageStreamEventSchema = s.tagged('type', [
+  s.object({ type: s.literal('message_start'), message: messageSchema }),
+  s.object({ type: s.literal('content_block_start'), index: count(), content_block: contentBlock }),
+  s.object({ type: s.literal('content_block_delta'), index: count(), delta }),
+  s.object({ type: s.literal('content_block_stop'), index: count() }),
+  s.object({
+    type: s.literal('message_delta'),
+    delta: s.object({ stop_reason: stopReason, stop_sequence: s.nullable(s.string()) }),
     usage: anthropicUsageSchema,
   }),
-  object({ type: literal('message_stop') }),
+  s.object({ type: s.literal('message_stop') }),
 ]);

@@ -1,4 +1,4 @@
-import { array, enumOf, integer, literal, nullable, nullOnly, object, string } from '../../lib/wire-schema.ts';
+import * as s from '../../lib/wire-schema.ts';
 
 /**
  * What POST /v1/chat/completions answers (render-chat-completion.ts, chat-chunk-encoder.ts), as
@@ -6,42 +6,44 @@ import { array, enumOf, integer, literal, nullable, nullOnly, object, string } f
  * https://platform.openai.com/docs/api-reference/chat/object
  */
 
-const count = () => integer({ minimum: 0 });
+const count = () => s.integer({ minimum: 0 });
 
-export const chatUsageSchema = object({
+export const chatUsageSchema = s.object({
   prompt_tokens: count(),
   completion_tokens: count(),
   total_tokens: count(),
-  prompt_tokens_details: object({ cached_tokens: count() }),
-  completion_tokens_details: object({ reasoning_tokens: count() }),
+  prompt_tokens_details: s.object({ cached_tokens: count() }),
+  completion_tokens_details: s.object({ reasoning_tokens: count() }),
 });
 
-const finishReason = enumOf(['stop', 'length', 'tool_calls', 'content_filter']);
+const finishReason = s.enumOf(['stop', 'length', 'tool_calls', 'content_filter']);
 
 const head = (object: string) => ({
-  id: string({ description: 'chatcmpl-<the request id suffix>' }),
-  object: literal(object),
-  created: integer(),
-  model: string({ description: 'The model that answered' }),
+  id: s.string({ description: 'chatcmpl-<the request id suffix>' }),
+  object: s.literal(object),
+  created: s.integer(),
+  model: s.string({ description: 'The model that answered' }),
 });
 
-export const chatCompletionSchema = object({
+export const chatCompletionSchema = s.object({
   ...head('chat.completion'),
-  choices: array(
-    object({
-      index: integer(),
-      message: object(
+  choices: s.array(
+    s.object({
+      index: s.integer(),
+      message: s.object(
         {
-          role: literal('assistant'),
-          content: nullable(string(), { description: 'null when the answer is only tool calls' }),
-          refusal: nullOnly(),
+          role: s.literal('assistant'),
+          content: s.nullable(s.string(), { description: 'null when the answer is only tool calls' }),
+          refusal: s.nullOnly(),
         },
         {
-          reasoning_content: string({ description: 'Reasoning text, from models that show it' }),
-          tool_calls: array(object({ id: string(), type: literal('function'), function: object({ name: string(), arguments: string() }) })),
+          reasoning_content: s.string({ description: 'Reasoning text, from models that show it' }),
+          tool_calls: s.array(
+            s.object({ id: s.string(), type: s.literal('function'), function: s.object({ name: s.string(), arguments: s.string() }) }),
+          ),
         },
       ),
-      logprobs: nullOnly(),
+      logprobs: s.nullOnly(),
       finish_reason: finishReason,
     }),
   ),
@@ -49,28 +51,28 @@ export const chatCompletionSchema = object({
 });
 
 /** One `data:` of the stream: the role first, then pieces, a finish reason, and with stream_options.include_usage a usage chunk (no choices). */
-export const chatCompletionChunkSchema = object(
+export const chatCompletionChunkSchema = s.object(
   {
     ...head('chat.completion.chunk'),
-    choices: array(
-      object({
-        index: integer(),
-        delta: object(
+    choices: s.array(
+      s.object({
+        index: s.integer(),
+        delta: s.object(
           {},
           {
-            role: literal('assistant'),
-            content: string(),
-            reasoning_content: string(),
-            tool_calls: array(
-              object(
-                { index: integer(), function: object({ arguments: string() }, { name: string() }) },
-                { id: string(), type: literal('function') },
+            role: s.literal('assistant'),
+            content: s.string(),
+            reasoning_content: s.string(),
+            tool_calls: s.array(
+              s.object(
+                { index: s.integer(), function: s.object({ arguments: s.string() }, { name: s.string() }) },
+                { id: s.string(), type: s.literal('function') },
               ),
             ),
           },
         ),
-        logprobs: nullOnly(),
-        finish_reason: nullable(finishReason),
+        logprobs: s.nullOnly(),
+        finish_reason: s.nullable(finishReason),
       }),
     ),
   },

@@ -1,19 +1,5 @@
 import { routingSchema } from '../parse-routing.ts';
-import {
-  anyObject,
-  array,
-  boolean,
-  enumOf,
-  integer,
-  literal,
-  nullable,
-  number,
-  object,
-  string,
-  tagged,
-  union,
-  type Infer,
-} from '../../lib/wire-schema.ts';
+import * as s from '../../lib/wire-schema.ts';
 
 /**
  * POST /v1/chat/completions, as far as the gateway reads it: the one schema its parser checks
@@ -24,93 +10,94 @@ import {
 export const OPENAI_CHAT_DOCS = 'https://platform.openai.com/docs/api-reference/chat/create';
 
 /** Shared by the three chat formats. */
-export const modelField = string({ minLength: 1, description: 'An alias (GET /v1/models) or a model id', message: 'is required' });
-export const streamField = nullable(boolean({ description: 'Server-sent events in the format of the route' }));
-export const positiveInteger = (description?: string) => nullable(integer({ minimum: 1, description }));
+export const modelField = s.string({ minLength: 1, description: 'An alias (GET /v1/models) or a model id', message: 'is required' });
+export const streamField = s.nullable(s.boolean({ description: 'Server-sent events in the format of the route' }));
+export const messagesField = <S extends s.Schema>(message: S, description: string) =>
+  s.array(message, { minItems: 1, description, message: 'is required and must be a non-empty array' });
+export const positiveInteger = (description?: string) => s.nullable(s.integer({ minimum: 1, description }));
 
-const textPart = object({ type: literal('text'), text: string() }, {}, { message: 'must be a text part' });
+const textPart = s.object({ type: s.literal('text'), text: s.string() }, {}, { message: 'must be a text part' });
 
 /** System, developer, assistant and tool content: text, or text parts joined. */
-const textContent = union([string(), array(textPart)], { message: 'must be a string or an array of text parts' });
+const textContent = s.union([s.string(), s.array(textPart)], { message: 'must be a string or an array of text parts' });
 
-const imageUrlPart = object({
-  type: literal('image_url'),
-  image_url: object({ url: string({ notEmpty: true }) }, { detail: nullable(enumOf(['auto', 'low', 'high'])) }),
+const imageUrlPart = s.object({
+  type: s.literal('image_url'),
+  image_url: s.object({ url: s.string({ notEmpty: true }) }, { detail: s.nullable(s.enumOf(['auto', 'low', 'high'])) }),
 });
 
-const userContent = union([string(), array(tagged('type', [textPart, imageUrlPart]))], {
+const userContent = s.union([s.string(), s.array(s.tagged('type', [textPart, imageUrlPart]))], {
   message: 'must be a string or an array of content parts',
 });
 
-const toolCall = object(
-  { id: string(), function: object({ name: string() }, { arguments: nullable(string()) }) },
-  { type: literal('function') },
+const toolCall = s.object(
+  { id: s.string(), function: s.object({ name: s.string() }, { arguments: s.nullable(s.string()) }) },
+  { type: s.literal('function') },
   { missing: 'must have id and function.name' },
 );
 
-const message = tagged('role', [
-  object({ role: enumOf(['system', 'developer']), content: textContent }),
-  object({ role: literal('user'), content: userContent }),
-  object(
-    { role: literal('assistant') },
-    { content: nullable(textContent), tool_calls: nullable(array(toolCall)) },
+const message = s.tagged('role', [
+  s.object({ role: s.enumOf(['system', 'developer']), content: textContent }),
+  s.object({ role: s.literal('user'), content: userContent }),
+  s.object(
+    { role: s.literal('assistant') },
+    { content: s.nullable(textContent), tool_calls: s.nullable(s.array(toolCall)) },
     { description: 'Needs content or tool_calls' },
   ),
-  object({ role: literal('tool'), tool_call_id: string(), content: textContent }),
+  s.object({ role: s.literal('tool'), tool_call_id: s.string(), content: textContent }),
 ]);
 
-const tool = object({
-  type: literal('function'),
-  function: object(
-    { name: string() },
+const tool = s.object({
+  type: s.literal('function'),
+  function: s.object(
+    { name: s.string() },
     {
-      description: nullable(string()),
-      parameters: nullable(anyObject({ description: 'JSON Schema of the arguments' })),
-      strict: nullable(boolean()),
+      description: s.nullable(s.string()),
+      parameters: s.nullable(s.anyObject({ description: 'JSON Schema of the arguments' })),
+      strict: s.nullable(s.boolean()),
     },
   ),
 });
 
-const toolChoice = union([enumOf(['auto', 'none', 'required']), object({ function: object({ name: string() }) }, { type: literal('function') })], {
-  message: 'must be auto, none, required or {type: "function", function: {name}}',
-});
+const toolChoice = s.union(
+  [s.enumOf(['auto', 'none', 'required']), s.object({ function: s.object({ name: s.string() }) }, { type: s.literal('function') })],
+  {
+    message: 'must be auto, none, required or {type: "function", function: {name}}',
+  },
+);
 
 /** `response_format`; `text` is the default and asks for nothing. */
-export const responseFormatSchema = tagged('type', [
-  object({ type: literal('text') }),
-  object({ type: literal('json_object') }),
-  object({
-    type: literal('json_schema'),
-    json_schema: object({ name: string(), schema: anyObject() }, { description: nullable(string()), strict: nullable(boolean()) }),
+export const responseFormatSchema = s.tagged('type', [
+  s.object({ type: s.literal('text') }),
+  s.object({ type: s.literal('json_object') }),
+  s.object({
+    type: s.literal('json_schema'),
+    json_schema: s.object({ name: s.string(), schema: s.anyObject() }, { description: s.nullable(s.string()), strict: s.nullable(s.boolean()) }),
   }),
 ]);
 
-export const chatCompletionRequestSchema = object(
+export const chatCompletionRequestSchema = s.object(
   {
     model: modelField,
-    messages: array(message, {
-      minItems: 1,
-      description: 'OpenAI chat messages: text and image_url parts, tool calls and tool results',
-      message: 'is required and must be a non-empty array',
-    }),
+    messages: messagesField(message, 'OpenAI chat messages: text and image_url parts, tool calls and tool results'),
   },
   {
     stream: streamField,
-    stream_options: nullable(object({}, { include_usage: nullable(boolean()) })),
+    stream_options: s.nullable(s.object({}, { include_usage: s.nullable(s.boolean()) })),
     max_tokens: positiveInteger(),
     max_completion_tokens: positiveInteger('Wins over max_tokens'),
-    tools: nullable(array(tool)),
-    tool_choice: nullable(toolChoice),
-    parallel_tool_calls: nullable(boolean()),
-    temperature: nullable(number()),
-    top_p: nullable(number()),
-    stop: nullable(union([string(), array(string())])),
-    reasoning_effort: nullable(enumOf(['low', 'medium', 'high', 'xhigh'], { description: 'high is read as xhigh' })),
-    response_format: nullable(responseFormatSchema),
+    tools: s.nullable(s.array(tool)),
+    tool_choice: s.nullable(toolChoice),
+    parallel_tool_calls: s.nullable(s.boolean()),
+    temperature: s.nullable(s.number()),
+    top_p: s.nullable(s.number()),
+    stop: s.nullable(s.union([s.string(), s.array(s.string())])),
+    reasoning_effort: s.nullable(s.enumOf(['low', 'medium', 'high', 'xhigh'], { description: 'high is read as xhigh' })),
+    response_format: s.nullable(responseFormatSchema),
     routing: routingSchema,
   },
   { description: 'An OpenAI chat-completions body; other fields reach OpenAI-format providers unchanged', message: 'must be a JSON object' },
 );
 
-export type ChatCompletionRequestBody = Infer<typeof chatCompletionRequestSchema>;
+export type ChatCompletionRequestBody = s.Infer<typeof chatCompletionRequestSchema>;
 export type ChatMessageBody = ChatCompletionRequestBody['messages'][number];

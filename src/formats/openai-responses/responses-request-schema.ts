@@ -1,23 +1,6 @@
 import { modelField, positiveInteger, streamField } from '../openai-chat/chat-request-schema.ts';
 import { routingSchema } from '../parse-routing.ts';
-import {
-  anyObject,
-  anythingBut,
-  array,
-  boolean,
-  enumOf,
-  literal,
-  nullable,
-  nullOnly,
-  number,
-  object,
-  refused,
-  string,
-  tagged,
-  taggedOpen,
-  union,
-  type Infer,
-} from '../../lib/wire-schema.ts';
+import * as s from '../../lib/wire-schema.ts';
 
 /**
  * POST /v1/responses, as far as the gateway reads it: the one schema its parser checks bodies
@@ -27,48 +10,48 @@ import {
 
 export const OPENAI_RESPONSES_DOCS = 'https://platform.openai.com/docs/api-reference/responses/create';
 
-const required = (message = 'is required') => string({ minLength: 1, message });
+const required = (message = 'is required') => s.string({ minLength: 1, message });
 
 /** The part types whose `text` a model reads as text. */
 export const TEXT_PART_TYPES = ['input_text', 'output_text', 'text', 'summary_text', 'reasoning_text'] as const;
 
-const textPart = object({ type: enumOf(TEXT_PART_TYPES), text: string() });
+const textPart = s.object({ type: s.enumOf(TEXT_PART_TYPES), text: s.string() });
 
-const userPart = tagged('type', [
+const userPart = s.tagged('type', [
   textPart,
-  object(
+  s.object(
     {
-      type: literal('input_image'),
-      image_url: string({ notEmpty: true, message: 'is required: the gateway keeps no files, so file_id cannot be resolved' }),
+      type: s.literal('input_image'),
+      image_url: s.string({ notEmpty: true, message: 'is required: the gateway keeps no files, so file_id cannot be resolved' }),
     },
-    { detail: nullable(enumOf(['auto', 'low', 'high'])) },
+    { detail: s.nullable(s.enumOf(['auto', 'low', 'high'])) },
   ),
 ]);
 
 /** System, developer and assistant messages: their text parts (and refusals) joined. */
-const messageText = union([string(), array(tagged('type', [textPart, object({ type: literal('refusal'), refusal: string() })]))], {
+const messageText = s.union([s.string(), s.array(s.tagged('type', [textPart, s.object({ type: s.literal('refusal'), refusal: s.string() })]))], {
   message: 'must be a string or an array of content parts',
 });
 
-const messageType = { type: literal('message') };
+const messageType = { type: s.literal('message') };
 
 /** Easy input messages may leave out `type`. */
-const messageItem = tagged(
+const messageItem = s.tagged(
   'role',
   [
-    object({ role: enumOf(['system', 'developer', 'assistant']), content: messageText }, messageType),
-    object(
-      { role: literal('user'), content: union([string(), array(userPart)], { message: 'must be a string or an array of content parts' }) },
+    s.object({ role: s.enumOf(['system', 'developer', 'assistant']), content: messageText }, messageType),
+    s.object(
+      { role: s.literal('user'), content: s.union([s.string(), s.array(userPart)], { message: 'must be a string or an array of content parts' }) },
       messageType,
     ),
   ],
   { fields: messageType },
 );
 
-const namespace = { namespace: nullable(string({ description: 'The namespace tool the function belongs to' })) };
+const namespace = { namespace: s.nullable(s.string({ description: 'The namespace tool the function belongs to' })) };
 
 /** A tool output: a string, content parts, or the `{content, success}` older Codex versions send for a failed call. */
-const toolOutput = union([string(), object({ content: string() }, { success: nullable(boolean()) }), array(userPart)], {
+const toolOutput = s.union([s.string(), s.object({ content: s.string() }, { success: s.nullable(s.boolean()) }), s.array(userPart)], {
   message: 'must be a string or an array of content parts',
 });
 
@@ -77,31 +60,35 @@ const toolOutput = union([string(), object({ content: string() }, { success: nul
  * dropped (`reasoning` with encrypted content, `compaction`, hosted-tool calls), as are types
  * newer than the gateway; references to stored items are refused.
  */
-const inputItem = taggedOpen(
+const inputItem = s.taggedOpen(
   'type',
   [
     messageItem,
-    object({ type: literal('function_call'), call_id: required(), name: required() }, { arguments: nullable(string()), ...namespace }),
-    object({ type: literal('custom_tool_call'), call_id: required(), name: required(), input: string() }, namespace),
-    object({ type: enumOf(['function_call_output', 'custom_tool_call_output']), call_id: required(), output: toolOutput }),
-    refused(object({ type: literal('item_reference') }), {
+    s.object({ type: s.literal('function_call'), call_id: required(), name: required() }, { arguments: s.nullable(s.string()), ...namespace }),
+    s.object({ type: s.literal('custom_tool_call'), call_id: required(), name: required(), input: s.string() }, namespace),
+    s.object({ type: s.enumOf(['function_call_output', 'custom_tool_call_output']), call_id: required(), output: toolOutput }),
+    s.refused(s.object({ type: s.literal('item_reference') }), {
       message: ': item_reference needs stored items; the gateway is stateless, send the item itself',
     }),
   ],
   { untagged: messageItem },
 );
 
-const functionTool = object(
-  { type: literal('function'), name: required() },
-  { description: nullable(string()), parameters: nullable(anyObject({ description: 'JSON Schema of the arguments' })), strict: nullable(boolean()) },
+const functionTool = s.object(
+  { type: s.literal('function'), name: required() },
+  {
+    description: s.nullable(s.string()),
+    parameters: s.nullable(s.anyObject({ description: 'JSON Schema of the arguments' })),
+    strict: s.nullable(s.boolean()),
+  },
 );
 
 /** Free-form input (Codex's apply_patch): a function with one string argument `input`; a grammar goes into its description. */
-const customTool = object(
-  { type: literal('custom'), name: required() },
+const customTool = s.object(
+  { type: s.literal('custom'), name: required() },
   {
-    description: nullable(string()),
-    format: nullable(taggedOpen('type', [object({ type: literal('grammar'), definition: string() }, { syntax: nullable(string()) })])),
+    description: s.nullable(s.string()),
+    format: s.nullable(s.taggedOpen('type', [s.object({ type: s.literal('grammar'), definition: s.string() }, { syntax: s.nullable(s.string()) })])),
   },
 );
 
@@ -110,81 +97,81 @@ const customTool = object(
  * Hosted tools the provider would run itself (web_search, file_search, mcp, local_shell...) are
  * left out: no chat-completions model can honour them.
  */
-const tool = taggedOpen('type', [
+const tool = s.taggedOpen('type', [
   functionTool,
   customTool,
-  object(
-    { type: literal('namespace'), name: required(), tools: array(taggedOpen('type', [functionTool, customTool])) },
-    { description: nullable(string()) },
+  s.object(
+    { type: s.literal('namespace'), name: required(), tools: s.array(s.taggedOpen('type', [functionTool, customTool])) },
+    { description: s.nullable(s.string()) },
   ),
 ]);
 
 /** A choice of a hosted tool (left out) becomes auto; `allowed_tools` keeps its mode. */
-const toolChoice = union(
+const toolChoice = s.union(
   [
-    enumOf(['auto', 'none', 'required']),
-    taggedOpen('type', [
-      object({ type: enumOf(['function', 'custom']), name: required() }, namespace),
-      object({ type: literal('allowed_tools') }, { mode: nullable(enumOf(['auto', 'required'])) }),
+    s.enumOf(['auto', 'none', 'required']),
+    s.taggedOpen('type', [
+      s.object({ type: s.enumOf(['function', 'custom']), name: required() }, namespace),
+      s.object({ type: s.literal('allowed_tools') }, { mode: s.nullable(s.enumOf(['auto', 'required'])) }),
     ]),
   ],
   { message: 'must be auto, none, required or an object with a type' },
 );
 
 /** `text.format` is the Responses API's response_format: the same fields, one level up. */
-export const textFormatSchema = tagged('type', [
-  object({ type: literal('text') }),
-  object({ type: literal('json_object') }),
-  object(
-    { type: literal('json_schema'), name: string(), schema: anyObject() },
-    { description: nullable(string()), strict: nullable(boolean()) },
+export const textFormatSchema = s.tagged('type', [
+  s.object({ type: s.literal('text') }),
+  s.object({ type: s.literal('json_object') }),
+  s.object(
+    { type: s.literal('json_schema'), name: s.string(), schema: s.anyObject() },
+    { description: s.nullable(s.string()), strict: s.nullable(s.boolean()) },
     { missing: 'needs name and schema for json_schema' },
   ),
 ]);
 
-const reasoning = object(
+const reasoning = s.object(
   {},
   {
-    effort: nullable(enumOf(['none', 'minimal', 'low', 'medium', 'high', 'xhigh'])),
-    summary: nullable(string({ description: 'Asks for reasoning summaries' })),
-    generate_summary: nullable(string({ description: 'The deprecated name of summary' })),
+    effort: s.nullable(s.enumOf(['none', 'minimal', 'low', 'medium', 'high', 'xhigh'])),
+    summary: s.nullable(s.string({ description: 'Asks for reasoning summaries' })),
+    generate_summary: s.nullable(s.string({ description: 'The deprecated name of summary' })),
   },
   { message: 'must be an object' },
 );
 
 const stateless = 'the gateway is stateless:';
 
-export const responsesRequestSchema = object(
+export const responsesRequestSchema = s.object(
   {
     model: modelField,
-    input: union([string(), array(inputItem, { minItems: 1 })], { message: 'is required: a string or a non-empty array of items' }),
+    input: s.union([s.string(), s.array(inputItem, { minItems: 1 })], { message: 'is required: a string or a non-empty array of items' }),
   },
   {
-    instructions: nullable(string({ description: 'The system prompt, before input' })),
+    instructions: s.nullable(s.string({ description: 'The system prompt, before input' })),
     stream: streamField,
     max_output_tokens: positiveInteger(),
-    tools: nullable(array(tool)),
-    tool_choice: nullable(toolChoice),
-    parallel_tool_calls: nullable(boolean()),
-    temperature: nullable(number()),
-    top_p: nullable(number()),
-    reasoning: nullable(reasoning),
-    text: nullable(
-      object({}, { format: nullable(textFormatSchema) }, { message: 'must be an object', description: 'text.format asks for structured output' }),
+    tools: s.nullable(s.array(tool)),
+    tool_choice: s.nullable(toolChoice),
+    parallel_tool_calls: s.nullable(s.boolean()),
+    temperature: s.nullable(s.number()),
+    top_p: s.nullable(s.number()),
+    reasoning: s.nullable(reasoning),
+    text: s.nullable(
+      s.object({}, { format: s.nullable(textFormatSchema) }, { message: 'must be an object', description: 'text.format asks for structured output' }),
     ),
-    store: nullable(boolean({ description: 'Accepted and ignored: nothing is stored, and the response says store: false' })),
-    user: nullable(string()),
-    safety_identifier: nullable(string()),
-    prompt_cache_key: nullable(string()),
-    metadata: nullable(anyObject({ description: 'Repeated in the response' })),
-    truncation: nullable(enumOf(['auto', 'disabled'])),
-    previous_response_id: nullOnly({
+    store: s.nullable(s.boolean({ description: 'Accepted and ignored: nothing is stored, and the response says store: false' })),
+    user: s.nullable(s.string()),
+    safety_identifier: s.nullable(s.string()),
+    prompt_cache_key: s.nullable(s.string()),
+    metadata: s.nullable(s.anyObject({ description: 'Repeated in the response' })),
+    truncation: s.nullable(s.enumOf(['auto', 'disabled'])),
+    previous_response_id: s.nullOnly({
       message: `needs stored responses; ${stateless} send the whole conversation in input (with store: false)`,
       description: 'Refused: the gateway is stateless',
     }),
-    conversation: nullOnly({ message: `needs stored conversations; ${stateless} send the whole conversation in input`, description: 'Refused' }),
-    prompt: nullOnly({ message: `templates are stored objects; ${stateless} send instructions and input instead`, description: 'Refused' }),
-    background: anythingBut(true, { message: `responses are stored and polled; ${stateless} stream instead`, description: 'true is refused' }),
+    conversation: s.nullOnly({ message: `needs stored conversations; ${stateless} send the whole conversation in input`, description: 'Refused' }),
+    prompt: s.nullOnly({ message: `templates are stored objects; ${stateless} send instructions and input instead`, description: 'Refused' }),
+    background: s.anythingBut(true, { message: `responses are stored and polled; ${stateless} stream instead`, description: 'true is refused' }),
     routing: routingSchema,
   },
   {
@@ -194,7 +181,7 @@ export const responsesRequestSchema = object(
   },
 );
 
-export type ResponsesRequestBody = Infer<typeof responsesRequestSchema>;
+export type ResponsesRequestBody = s.Infer<typeof responsesRequestSchema>;
 export type InputItem = Exclude<ResponsesRequestBody['input'], string>[number];
-export type UserPart = Infer<typeof userPart>;
+export type UserPart = s.Infer<typeof userPart>;
 export type ResponsesTool = NonNullable<ResponsesRequestBody['tools']>[number];

@@ -52,66 +52,77 @@ export function errorCodesOfOperation(operation: OperationSpec): ErrorCode[] {
   return errorCodesOf(causes);
 }
 
-const chatEvents = (data: ComponentName[], end: string) => ({
-  when: 'optional' as const,
+type Answer = OperationSpec['answer'];
+type Events = NonNullable<Answer['events']>;
+
+/** A success answer: its component, an example, and the events it may stream instead. */
+const answerOf = (component: ComponentName, example: unknown, events?: Events): Answer => ({ components: [component], example, events });
+
+/** With `stream: true`, server-sent events in the format of the route. */
+const chatEvents = (data: ComponentName[], end: string): Events => ({
+  when: 'optional',
   data,
   description: `With \`stream: true\`: server-sent events in the format of the route, ${end}; a failure after the first event is an error event, not an HTTP status.`,
 });
 
+type InferenceSpec = Pick<OperationSpec, 'summary' | 'answer' | 'description'> & { body: [ComponentName, unknown] };
+
 /** A chat route: served by any candidate of an alias, billed, held, limited; its errors those of a provider call. */
-function inference(
-  spec: Pick<OperationSpec, 'path' | 'operationId' | 'summary' | 'wire' | 'body' | 'answer' | 'externalDocs' | 'description'>,
-): OperationSpec {
+function inference(path: string, operationId: string, wire: OperationSpec['wire'], externalDocs: string, spec: InferenceSpec): OperationSpec {
   const does: ErrorCause[] = ['model', 'key_models', 'routing', 'hold', 'rate', 'availability', 'provider'];
-  return { method: 'post', tag: 'Inference', billable: true, scope: 'inference', does, ...spec };
+  const [component, example] = spec.body;
+  return {
+    method: 'post',
+    path,
+    operationId,
+    tag: 'Inference',
+    wire,
+    billable: true,
+    scope: 'inference',
+    does,
+    externalDocs,
+    ...spec,
+    body: { component, example },
+  };
 }
 
-/** A read of the account: its key, its query, nothing else that can fail. */
-const account = (spec: Pick<OperationSpec, 'path' | 'operationId' | 'summary' | 'answer' | 'query' | 'pathId'>): OperationSpec => ({
+type ReadSpec = Pick<OperationSpec, 'summary' | 'answer' | 'query' | 'pathId'>;
+
+/** A read of the account: its key and its query are what can fail. */
+const account = (path: string, operationId: string, spec: ReadSpec, tag: OperationSpec['tag'] = 'Account'): OperationSpec => ({
   method: 'get',
-  tag: 'Account',
+  path,
+  operationId,
+  tag,
   wire: 'either',
   ...spec,
 });
-
-const runEvents = 'Server-sent events: `id:` the sequence, `event:` the type, `data:` a FixRunEvent.';
 
 /** A fix run by id. */
-const run = (spec: Pick<OperationSpec, 'method' | 'path' | 'operationId' | 'summary' | 'answer' | 'query' | 'pathId'>): OperationSpec => ({
-  tag: 'Fix agents',
-  wire: 'either',
+const run = (method: OperationSpec['method'], path: string, operationId: string, spec: ReadSpec): OperationSpec => ({
+  ...account(path, operationId, spec, 'Fix agents'),
+  method,
   scope: 'fix',
-  ...spec,
 });
 
-const runAnswer = { components: ['FixRun'] as ComponentName[], example: examples.runExample };
+const chunks = chatEvents(['ChatCompletionChunk', 'Error'], 'each `data:` a chunk, the last `[DONE]`');
+const messageEvents = chatEvents(['MessageStreamEvent', 'AnthropicError'], '`event:` the type of the data');
+const responseEvents = chatEvents(['ResponseStreamEvent'], '`event:` the type of the data, a failure response.failed');
+
+const runEvents = 'Server-sent events: `id:` the sequence, `event:` the type, `data:` a FixRunEvent.';
+const runAnswer = answerOf('FixRun', examples.runExample);
+const runId = 'The run id (run_...)';
 
 export const operations: OperationSpec[] = [
-  inference({
-    path: '/v1/chat/completions',
-    operationId: 'createChatCompletion',
+  inference('/v1/chat/completions', 'createChatCompletion', 'openai', OPENAI_CHAT_DOCS, {
     summary: 'Chat completion (OpenAI format), answered by any candidate of an alias',
-    wire: 'openai',
-    body: { component: 'ChatCompletionRequest', example: chat.chatRequestExample },
-    answer: {
-      components: ['ChatCompletion'],
-      example: chat.chatCompletionExample,
-      events: chatEvents(['ChatCompletionChunk', 'Error'], 'each `data:` a chunk, the last `[DONE]`'),
-    },
-    externalDocs: OPENAI_CHAT_DOCS,
+    body: ['ChatCompletionRequest', chat.chatRequestExample],
+    answer: answerOf('ChatCompletion', chat.chatCompletionExample, chunks),
   }),
-  inference({
-    path: '/v1/messages',
-    operationId: 'createMessage',
+  inference('/v1/messages', 'createMessage', 'anthropic', ANTHROPIC_MESSAGES_DOCS, {
     summary: 'Anthropic Messages, answered by any candidate of an alias',
-    wire: 'anthropic',
-    body: { component: 'MessagesRequest', example: chat.messagesRequestExample },
-    answer: {
-      components: ['Message'],
-      example: chat.messageExample,
-      events: chatEvents(['MessageStreamEvent', 'AnthropicError'], '`event:` the type of the data'),
-    },
-    externalDocs: ANTHROPIC_MESSAGES_DOCS,
+    body: ['MessagesRequest', chat.messagesRequestExample],
+    answer: answerOf('Message', chat.messageExample, messageEvents),
     description:
       'Errors are Anthropic-shaped, with the contract fields (code, retryable, request_id) beside; `x-should-retry` says whether to retry.',
   }),
@@ -124,60 +135,41 @@ export const operations: OperationSpec[] = [
     wire: 'anthropic',
     scope: 'inference',
     body: { component: 'MessagesRequest', example: chat.countTokensRequestExample },
-    answer: { components: ['CountTokens'], example: { input_tokens: 10 } },
+    answer: answerOf('CountTokens', { input_tokens: 10 }),
     externalDocs: ANTHROPIC_COUNT_TOKENS_DOCS,
     does: ['model', 'key_models', 'context'],
     description: 'The body of a Messages request; max_tokens and stream are not needed.',
   },
-  inference({
-    path: '/v1/responses',
-    operationId: 'createResponse',
+  inference('/v1/responses', 'createResponse', 'openai', OPENAI_RESPONSES_DOCS, {
     summary: 'OpenAI Responses (stateless), answered by any candidate of an alias',
-    wire: 'openai',
-    body: { component: 'ResponsesRequest', example: chat.responsesRequestExample },
-    answer: {
-      components: ['Response'],
-      example: chat.responseExample,
-      events: chatEvents(['ResponseStreamEvent'], '`event:` the type of the data, a failure response.failed'),
-    },
-    externalDocs: OPENAI_RESPONSES_DOCS,
+    body: ['ResponsesRequest', chat.responsesRequestExample],
+    answer: answerOf('Response', chat.responseExample, responseEvents),
   }),
-  account({
-    path: '/v1/models',
-    operationId: 'listModels',
+  account('/v1/models', 'listModels', {
     summary: 'Aliases and models the key may use, with prices; Anthropic-shaped with an anthropic-version header',
     answer: { components: ['ModelList', 'AnthropicModelList'], example: examples.modelListExample },
     query: modelListQuerySchema,
   }),
-  account({
-    path: '/v1/receipts',
-    operationId: 'listReceipts',
+  account('/v1/receipts', 'listReceipts', {
     summary: "The account's receipts, newest first",
-    answer: { components: ['ReceiptList'], example: { object: 'list', data: [examples.receiptExample], has_more: false } },
+    answer: answerOf('ReceiptList', { object: 'list', data: [examples.receiptExample], has_more: false }),
     query: receiptsQuerySchema,
   }),
-  account({
-    path: '/v1/receipts/{id}',
-    operationId: 'getReceipt',
+  account('/v1/receipts/{id}', 'getReceipt', {
     summary: 'One receipt',
     pathId: 'The receipt id (rcpt_...), as in the x-svc-receipt-id header',
-    answer: { components: ['Receipt'], example: examples.receiptExample },
+    answer: answerOf('Receipt', examples.receiptExample),
   }),
-  account({
-    path: '/v1/balance',
-    operationId: 'getBalance',
+  account('/v1/balance', 'getBalance', {
     summary: "The account's balance, holds and month against its budget",
-    answer: { components: ['Balance'], example: examples.balanceExample },
+    answer: answerOf('Balance', examples.balanceExample),
   }),
-  {
-    ...account({
-      path: '/v1/fix/agents',
-      operationId: 'listFixAgents',
-      summary: 'Fix agents, their input and tiers with price ranges',
-      answer: { components: ['FixAgentList'], example: examples.agentListExample },
-    }),
-    tag: 'Fix agents',
-  },
+  account(
+    '/v1/fix/agents',
+    'listFixAgents',
+    { summary: 'Fix agents, their input and tiers with price ranges', answer: answerOf('FixAgentList', examples.agentListExample) },
+    'Fix agents',
+  ),
   {
     method: 'post',
     path: '/v1/fix/quote',
@@ -187,7 +179,7 @@ export const operations: OperationSpec[] = [
     wire: 'either',
     scope: 'fix',
     body: { component: 'FixQuoteRequest', example: examples.quoteRequestExample },
-    answer: { components: ['FixQuote'], example: examples.quoteExample },
+    answer: answerOf('FixQuote', examples.quoteExample),
     does: ['key_models', 'rate', 'availability', 'context'],
   },
   {
@@ -203,29 +195,20 @@ export const operations: OperationSpec[] = [
     answer: { ...runAnswer, events: { when: 'optional', data: ['FixRunEvent'], description: `With \`stream: true\`: ${runEvents}` } },
     does: ['key_models', 'lookup', 'quote', 'hold', 'rate', 'availability'],
   },
-  run({
-    method: 'get',
-    path: '/v1/fix/runs/{id}',
-    operationId: 'getFixRun',
+  run('get', '/v1/fix/runs/{id}', 'getFixRun', {
     summary: 'A run: status, result, steps, cost',
     answer: runAnswer,
-    pathId: 'The run id (run_...), as in the x-svc-run-id header',
+    pathId: `${runId}, as in the x-svc-run-id header`,
   }),
-  run({
-    method: 'get',
-    path: '/v1/fix/runs/{id}/events',
-    operationId: 'followFixRun',
+  run('get', '/v1/fix/runs/{id}/events', 'followFixRun', {
     summary: "A run's events from the start (or after `after` / Last-Event-ID), following it to its end",
-    pathId: 'The run id (run_...)',
+    pathId: runId,
     query: fixRunEventsQuerySchema,
     answer: { components: [], events: { when: 'always', data: ['FixRunEvent'], description: runEvents } },
   }),
-  run({
-    method: 'post',
-    path: '/v1/fix/runs/{id}/cancel',
-    operationId: 'cancelFixRun',
+  run('post', '/v1/fix/runs/{id}/cancel', 'cancelFixRun', {
     summary: 'Stop a run before its next step; the calls made are charged',
-    pathId: 'The run id (run_...)',
+    pathId: runId,
     answer: runAnswer,
   }),
   {
