@@ -30,7 +30,7 @@ test('messages made from the schema: the deepest failure, its own message or one
   ]);
   const validate = bodyValidator(
     object(
-      { name: string({ minLength: 1, message: 'is required' }), parts: array(part, { minItems: 1 }) },
+      { name: string({ notEmpty: true, message: 'is required' }), parts: array(part, { minItems: 1 }) },
       {
         size: nullable(integer({ minimum: 1 })),
         content: union([string(), array(part)], { message: 'must be text or parts' }),

@@ -1,6 +1,6 @@
 import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
 import { invalid } from './read-fields.ts';
-import { messagesOf, type Infer, type Schema } from '../lib/wire-schema.ts';
+import { messagesOf, tagValues, type Infer, type Schema } from '../lib/wire-schema.ts';
 
 /**
  * Request bodies checked against their wire schema (lib/wire-schema.ts) by ajv's compiled code: one
@@ -47,11 +47,11 @@ function childrenOf(node: Schema): Schema[] {
 }
 
 /**
- * The schema with every subschema used more than once (a text part, a tool) moved to `$defs` and
- * referenced: inlined, they made validators of hundreds of kilobytes, slow to compile and too
- * large for V8 to optimize. `originals` maps each new node back to its schema (and messages).
+ * The schema with every large subschema used more than once (a message item, a tool) moved to
+ * `$defs` and referenced: inlined, they made validators of hundreds of kilobytes, slow to compile
+ * and too large for V8 to optimize. `originals` maps each new node back to its schema (and messages).
  */
-export function withSharedDefinitions(root: Schema, originals: Map<object, Schema>): Schema {
+function withSharedDefinitions(root: Schema, originals: Map<object, Schema>): Schema {
   const uses = new Map<Schema, number>();
   const count = (node: Schema): void => {
     uses.set(node, (uses.get(node) ?? 0) + 1);
@@ -59,8 +59,11 @@ export function withSharedDefinitions(root: Schema, originals: Map<object, Schem
   };
   count(root);
   const names = new Map<Schema, string>();
-  // Leaves stay in place: small, and a union's discriminator must see its variants' tag values.
-  const large = (node: Schema) => node.properties !== undefined || MANY.some((keyword) => node[keyword] !== undefined);
+  // Leaves stay in place (a union's discriminator must see its variants' tag values), small ones
+  // are inlined where used; measured on the Codex body, a smaller threshold calls too often, a
+  // larger one makes a function V8 leaves unoptimized.
+  const size = (node: Schema): number => 1 + childrenOf(node).reduce((total, child) => total + size(child), 0);
+  const large = (node: Schema) => (node.properties !== undefined || MANY.some((keyword) => node[keyword] !== undefined)) && size(node) >= 8;
   for (const [node, used] of uses) if (used > 1 && node !== root && large(node)) names.set(node, `shared${names.size}`);
   const rewrite = (node: Schema, top = false): Record<string, unknown> => {
     const name = names.get(node);
@@ -115,7 +118,7 @@ export function fieldOf(instancePath: string, child?: string): string {
 /** How far into the body a failure is: the deepest one says the most (the branch of a union that nearly fit). */
 function depth(error: ErrorObject): number {
   const segments = error.instancePath === '' ? 0 : error.instancePath.split('/').length - 1;
-  return segments + (error.keyword === 'required' ? 1 : 0);
+  return segments + (error.keyword === 'required' || error.keyword === 'discriminator' ? 1 : 0);
 }
 
 /** The failure to report: the deepest; among equals the last, which is a union's own when its members all failed. */
@@ -147,7 +150,7 @@ function noun(node: Schema): string {
     case 'integer':
       return node.minimum === 1 ? 'a positive integer' : node.minimum === 0 ? 'a non-negative integer' : 'an integer';
     case 'string':
-      return node.minLength ? 'a non-empty string' : 'a string';
+      return 'a string';
     case 'array': {
       const items = node.items as Schema | undefined;
       const kind = node.minItems ? 'a non-empty array' : 'an array';
@@ -184,6 +187,13 @@ function describeFailure(originals: Map<object, Schema>, body: unknown, errors: 
       field = fieldOf(error.instancePath, missing);
       text = said ?? 'is required';
     }
+  } else if (error.keyword === 'discriminator') {
+    // A union's tag, missing or not one of its variants'.
+    const tag = String(error.params.tag);
+    const values = (node.oneOf as Schema[]).flatMap((variant) => tagValues(variant, tag));
+    const sent = sentValue(body, `${error.instancePath}/${tag}`);
+    field = fieldOf(error.instancePath, tag);
+    text = `must be one of ${values.join(', ')}${sent ? ` (not ${sent})` : ''}`;
   } else {
     text = messagesOf(node).message ?? (error.keyword === 'not' ? 'is not accepted' : `must be ${noun(node)}`);
     const sent = error.keyword === 'enum' || error.keyword === 'const' ? sentValue(body, error.instancePath) : undefined;

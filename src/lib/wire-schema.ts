@@ -47,13 +47,14 @@ function make<T>(json: Record<string, unknown>, notes: Notes = {}): Schema<T> {
 }
 
 /**
- * A string; `minLength` for short ones (ajv counts code points, walking the whole string), or
- * `notEmpty` for what may be megabytes (an image's data URL): refused only when it is "".
+ * A string; `notEmpty`: any but "". Not minLength: ajv counts its code points, a call walking the
+ * whole string, three times the cost of the rest of a tool's checks and megabytes for an image URL.
  */
-export function string(options: Notes & { minLength?: number; notEmpty?: boolean } = {}): Schema<string> {
-  const { minLength, notEmpty } = options;
-  const json = { type: 'string', ...(minLength === undefined ? {} : { minLength }), ...(notEmpty ? { not: { const: '' } } : {}) };
-  return make(json, notEmpty ? { message: 'must be a non-empty string', ...options } : options);
+export function string(options: Notes & { notEmpty?: boolean } = {}): Schema<string> {
+  const { notEmpty, ...notes } = options;
+  return notEmpty
+    ? make({ type: 'string', not: { const: '' } }, { message: 'must be a non-empty string', ...notes })
+    : make({ type: 'string' }, notes);
 }
 
 export const literal = <const V extends string>(value: V, notes?: Notes) => make<V>({ type: 'string', const: value }, notes);
@@ -129,7 +130,7 @@ export function union<S extends Schema[]>(members: S, notes?: Notes): Schema<Inf
 }
 
 /** The values a variant's tag field takes (its const or enum); a variant without one is a mistake in this file. */
-function tagValues(variant: Schema, tag: string): string[] {
+export function tagValues(variant: Schema, tag: string): string[] {
   const field = (variant.properties as Record<string, Schema> | undefined)?.[tag];
   const values = field?.const !== undefined ? [field.const] : field?.enum;
   if (!Array.isArray(values)) throw new Error(`a variant of the union on "${tag}" has no const or enum for it`);
@@ -141,17 +142,10 @@ function tagValues(variant: Schema, tag: string): string[] {
  * refused. `fields`: what every variant has besides (for a union on another field around this one).
  */
 export function tagged<V extends Schema[]>(tag: string, variants: V, options: Notes & { fields?: Shape } = {}): Schema<Infer<V[number]>> {
-  const values = variants.flatMap((variant) => tagValues(variant, tag));
-  return make(
-    {
-      type: 'object',
-      required: [tag],
-      properties: { [tag]: { type: 'string', enum: values }, ...options.fields },
-      discriminator: { propertyName: tag },
-      oneOf: variants,
-    },
-    options,
-  );
+  variants.forEach((variant) => tagValues(variant, tag));
+  // No enum of the tag beside the discriminator: ajv's switch on it refuses another value by itself.
+  const fields = options.fields ? { properties: options.fields } : {};
+  return make({ type: 'object', required: [tag], ...fields, discriminator: { propertyName: tag }, oneOf: variants }, options);
 }
 
 /**
@@ -165,8 +159,10 @@ export function taggedOpen<Tag extends string, V extends Schema[]>(
   variants: V,
   options: Notes & { untagged?: V[number] } = {},
 ): Schema<Infer<V[number]> | { [K in Tag]: UnlistedTag }> {
-  const listed = tagged(tag, variants);
-  const cases = { if: { properties: { [tag]: { enum: (listed.properties as Record<string, Schema>)[tag]!.enum } } }, then: listed };
+  const values = variants.flatMap((variant) => tagValues(variant, tag));
+  // Past the `if`, the tag is a listed one: ajv's switch on it needs no check of its own.
+  const listed = { required: [tag], discriminator: { propertyName: tag }, oneOf: variants };
+  const cases = { if: { properties: { [tag]: { enum: values } } }, then: listed };
   const { untagged } = options;
   // Tagged objects first: an `if` that fails costs an allocation, and most objects have the tag.
   const shape = untagged ? { if: { required: [tag] }, then: cases, else: untagged } : { required: [tag], ...cases };

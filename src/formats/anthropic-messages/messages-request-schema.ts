@@ -45,7 +45,7 @@ const documentBlock = s.object(
 );
 
 const toolResultBlock = s.object(
-  { type: s.literal('tool_result'), tool_use_id: s.string({ minLength: 1, message: 'must be a string' }) },
+  { type: s.literal('tool_result'), tool_use_id: s.string({ notEmpty: true, message: 'must be a string' }) },
   {
     content: s.nullable(s.union([s.string(), s.array(s.tagged('type', [textBlock, imageBlock, documentBlock]))]), {
       message: 'must be a string or an array of text and image blocks',
@@ -88,7 +88,7 @@ const message = s.tagged('role', [
 
 /** A client tool (with input_schema) or one of Anthropic's own (with a `type`); other fields go to Anthropic models as sent. */
 const tool = s.object(
-  { name: s.string({ minLength: 1, message: 'is required' }) },
+  { name: s.string({ notEmpty: true, message: 'is required' }) },
   { description: s.nullable(s.string()), input_schema: s.anyObject({ description: 'JSON Schema of the input' }), ...cacheControl },
 );
 
@@ -98,7 +98,7 @@ const toolChoice = s.tagged(
   'type',
   [
     s.object({ type: s.enumOf(['auto', 'any']) }, parallel),
-    s.object({ type: s.literal('tool'), name: s.string({ minLength: 1, message: 'is required when type is tool' }) }, parallel),
+    s.object({ type: s.literal('tool'), name: s.string({ notEmpty: true, message: 'is required when type is tool' }) }, parallel),
     s.object({ type: s.literal('none') }),
   ],
   { message: 'must be an object' },

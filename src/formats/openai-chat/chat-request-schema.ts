@@ -10,7 +10,7 @@ import * as s from '../../lib/wire-schema.ts';
 export const OPENAI_CHAT_DOCS = 'https://platform.openai.com/docs/api-reference/chat/create';
 
 /** Shared by the three chat formats. */
-export const modelField = s.string({ minLength: 1, description: 'An alias (GET /v1/models) or a model id', message: 'is required' });
+export const modelField = s.string({ notEmpty: true, description: 'An alias (GET /v1/models) or a model id', message: 'is required' });
 export const streamField = s.nullable(s.boolean({ description: 'Server-sent events in the format of the route' }));
 export const messagesField = <S extends s.Schema>(message: S, description: string) =>
   s.array(message, { minItems: 1, description, message: 'is required and must be a non-empty array' });

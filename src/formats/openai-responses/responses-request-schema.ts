@@ -10,7 +10,7 @@ import * as s from '../../lib/wire-schema.ts';
 
 export const OPENAI_RESPONSES_DOCS = 'https://platform.openai.com/docs/api-reference/responses/create';
 
-const required = (message = 'is required') => s.string({ minLength: 1, message });
+const required = (message = 'is required') => s.string({ notEmpty: true, message });
 
 /** The part types whose `text` a model reads as text. */
 export const TEXT_PART_TYPES = ['input_text', 'output_text', 'text', 'summary_text', 'reasoning_text'] as const;
