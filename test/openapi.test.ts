@@ -1,60 +1,9 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { Validator } from '@seriousme/openapi-schema-validator';
-import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
-import { FIX_INPUT, GOOD_EDIT, readEvents } from './helpers/fix-fixtures.ts';
+import { DocumentChecker, pointer, type OpenApiDocument } from './helpers/document-checker.ts';
+import { FIX_INPUT, GOOD_EDIT } from './helpers/fix-fixtures.ts';
 import { startHarness, type Harness } from './helpers/gateway-harness.ts';
-
-interface OpenApiDocument {
-  openapi: string;
-  paths: Record<string, Record<string, { responses: Record<string, { content: Record<string, { schema: unknown; example?: unknown }> }> }>>;
-  components: { schemas: Record<string, unknown> };
-}
-
-const DOCUMENT_ID = 'https://gateway.test/openapi.json';
-const pointer = (...parts: string[]) => parts.map((part) => part.replace(/~/g, '~0').replace(/\//g, '~1')).join('/');
-
-/** Checks answers against the document with a JSON Schema 2020-12 validator: documented status, content type and body. */
-class DocumentChecker {
-  private readonly ajv = new Ajv2020({ strict: false, allErrors: true });
-  private readonly compiled = new Map<string, ValidateFunction>();
-  readonly checked = new Set<string>();
-
-  constructor(readonly document: OpenApiDocument) {
-    this.ajv.addSchema({ ...document, $id: DOCUMENT_ID });
-  }
-
-  validator(path: string): ValidateFunction {
-    let validate = this.compiled.get(path);
-    if (!validate) {
-      validate = this.ajv.compile({ $ref: `${DOCUMENT_ID}#/${path}` });
-      this.compiled.set(path, validate);
-    }
-    return validate;
-  }
-
-  assertValid(path: string, value: unknown, what: string): void {
-    const validate = this.validator(path);
-    assert.ok(validate(value), `${what} does not match ${path}: ${JSON.stringify(validate.errors, null, 1)}\n${JSON.stringify(value)}`);
-  }
-
-  /** The response of `method template` matches what the document says of its status; returns the JSON body or the SSE events. */
-  async check(method: 'get' | 'post', template: string, response: Response): Promise<unknown> {
-    const operation = this.document.paths[template]?.[method];
-    assert.ok(operation, `${method} ${template} is not in the document`);
-    const status = String(response.status);
-    const documented = operation.responses[status];
-    assert.ok(documented, `${method} ${template} answered ${status}, which the document does not list`);
-    const type = (response.headers.get('content-type') ?? '').split(';')[0]!;
-    assert.ok(documented.content[type], `${method} ${template} ${status}: ${type} is not documented`);
-    this.checked.add(`${method} ${template} ${status} ${type}`);
-    const at = pointer('paths', template, method, 'responses', status, 'content', type, 'schema');
-    if (type === 'text/event-stream') return readEvents(response);
-    const body = await response.json();
-    this.assertValid(at, body, `${method} ${template} ${status}`);
-    return body;
-  }
-}
 
 describe('GET /v1/openapi.json', () => {
   let harness: Harness;
@@ -98,6 +47,16 @@ describe('GET /v1/openapi.json', () => {
     assert.equal(checker.validator(notFound)({ error: { ...envelope.error, code: 'rate_limit_exceeded' } }), false, 'a code of another status');
   });
 
+  test('the checker closes every object: a field the document lacks fails, in the wire formats too', () => {
+    const message = document.paths['/v1/messages']!.post!.responses['200']!.content['application/json']!.example as Record<string, unknown>;
+    const at = pointer('components', 'schemas', 'Message');
+    assert.equal(checker.validator(at)(message), true);
+    assert.equal(checker.validator(at)({ ...message, surprise: 1 }), false, 'at the top');
+    assert.equal(checker.validator(at)({ ...message, usage: { ...(message.usage as object), surprise: 1 } }), false, 'in a nested object');
+    const block = { type: 'text', text: 'x', surprise: 1 };
+    assert.equal(checker.validator(at)({ ...message, content: [block] }), false, 'in a variant of a union');
+  });
+
   test('every example matches its schema', () => {
     for (const [path, methods] of Object.entries(document.paths)) {
       for (const [method, operation] of Object.entries(methods)) {
@@ -139,6 +98,97 @@ describe('GET /v1/openapi.json', () => {
     await checker.check('post', '/v1/responses', await harness.post('/v1/responses', { ...responses, previous_response_id: 'resp_1' }));
   });
 
+  test('every shape of answer the three formats render: reasoning, tool calls, stop sequences, usage chunks, truncation, failures mid-stream', async () => {
+    const { fake } = harness;
+    const reasoned = { reasoning: 'Thinking it over.', text: 'Done.', toolCalls: [{ name: 'lookup', arguments: '{"q":"x"}' }] };
+    const tools = [{ type: 'function', function: { name: 'lookup', parameters: { type: 'object' } } }];
+    const chat = { model: 'up/alpha', messages: [{ role: 'user', content: 'hi' }], tools };
+    for (const stream of [false, true]) {
+      fake.script('alpha', reasoned);
+      await checker.check(
+        'post',
+        '/v1/chat/completions',
+        await harness.post('/v1/chat/completions', { ...chat, stream, stream_options: { include_usage: true } }),
+      );
+    }
+    fake.script('alpha', { text: 'abcdefghijklmnop', chunkSize: 2, errorAfterChunks: 2 });
+    await checker.check('post', '/v1/chat/completions', await harness.post('/v1/chat/completions', { ...chat, stream: true }));
+
+    // Anthropic-format providers sign their thinking; OpenAI-format ones do not (the signature is "").
+    const messages = { max_tokens: 100, messages: [{ role: 'user', content: 'hi' }], tools: [{ name: 'lookup', input_schema: { type: 'object' } }] };
+    for (const [model, upstream] of [
+      ['anth/claude', 'claude-x'],
+      ['up/alpha', 'alpha'],
+    ] as const) {
+      for (const stream of [false, true]) {
+        fake.script(upstream, reasoned);
+        await checker.check('post', '/v1/messages', await harness.post('/v1/messages', { ...messages, model, stream }));
+      }
+    }
+    for (const stream of [false, true]) {
+      fake.script('claude-x', { text: 'one two END', finishReason: 'stop_sequence' });
+      const stopped = await checker.check(
+        'post',
+        '/v1/messages',
+        await harness.post('/v1/messages', { ...messages, model: 'anth/claude', stream, stop_sequences: ['END'] }),
+      );
+      if (!stream) assert.equal((stopped as { stop_sequence: string }).stop_sequence, 'END');
+    }
+    fake.script('claude-x', { text: 'abcdefghijklmnop', chunkSize: 2, errorAfterChunks: 2 });
+    await checker.check('post', '/v1/messages', await harness.post('/v1/messages', { ...messages, model: 'anth/claude', stream: true }));
+
+    const responses = {
+      model: 'up/alpha',
+      input: [{ role: 'user', content: [{ type: 'input_text', text: 'hi' }] }],
+      instructions: 'Be brief.',
+      reasoning: { effort: 'low', summary: 'auto' },
+      tools: [
+        { type: 'function', name: 'lookup', parameters: { type: 'object' } },
+        { type: 'custom', name: 'apply_patch', format: { type: 'grammar', syntax: 'lark', definition: 'start: "x"' } },
+        { type: 'namespace', name: 'fs', tools: [{ type: 'function', name: 'read' }] },
+      ],
+      metadata: { ticket: '42' },
+      user: 'user-1',
+      prompt_cache_key: 'conversation-1',
+      max_output_tokens: 500,
+    };
+    const calls = [
+      { name: 'lookup', arguments: '{"q":"x"}' },
+      { name: 'apply_patch', arguments: '{"input":"*** Begin Patch"}' },
+      { name: 'fs__read', arguments: '{}' },
+    ];
+    for (const stream of [false, true]) {
+      fake.script('alpha', { reasoning: 'Thinking.', text: 'Done.', toolCalls: calls });
+      await checker.check('post', '/v1/responses', await harness.post('/v1/responses', { ...responses, stream }));
+      fake.script('alpha', { text: 'cut sh', finishReason: 'length' });
+      await checker.check('post', '/v1/responses', await harness.post('/v1/responses', { ...responses, stream }));
+    }
+    fake.script('alpha', { text: 'abcdefghijklmnop', chunkSize: 2, errorAfterChunks: 2 });
+    await checker.check('post', '/v1/responses', await harness.post('/v1/responses', { ...responses, stream: true }));
+    fake.reset();
+  });
+
+  test('invalid bodies of the three formats: invalid_request naming the field, as documented', async () => {
+    const chat = await checker.check(
+      'post',
+      '/v1/chat/completions',
+      await harness.post('/v1/chat/completions', { model: 'svc/fast', messages: [{ role: 'wizard' }] }),
+    );
+    assert.match((chat as { error: { message: string } }).error.message, /^messages\[0\]\.role /);
+    const messages = await checker.check(
+      'post',
+      '/v1/messages',
+      await harness.post('/v1/messages', { model: 'svc/balanced', messages: [{ role: 'user', content: [{ type: 'audio' }] }] }),
+    );
+    assert.match((messages as { error: { message: string } }).error.message, /^messages\[0\]\.content\[0\]\.type /);
+    const responses = await checker.check(
+      'post',
+      '/v1/responses',
+      await harness.post('/v1/responses', { model: 'svc/fast', input: [{ type: 'item_reference', id: 'x' }] }),
+    );
+    assert.match((responses as { error: { message: string } }).error.message, /^input\[0\]: item_reference/);
+  });
+
   test('models, receipts and balance: both shapes, pages and errors match the document', async () => {
     await checker.check('get', '/v1/models', await harness.get('/v1/models'));
     const anthropic = { authorization: `Bearer ${harness.key}`, 'anthropic-version': '2023-06-01' };
@@ -175,7 +225,7 @@ describe('GET /v1/openapi.json', () => {
     const live = (await checker.check('post', '/v1/fix/runs', await harness.post('/v1/fix/runs', { quote: streamed.id, stream: true }))) as Array<{
       data: string;
     }>;
-    for (const event of live) checker.assertValid(pointer('components', 'schemas', 'FixRunEvent'), JSON.parse(event.data), 'a fix run event');
+    assert.ok(live.length > 0);
 
     await checker.check('get', '/v1/fix/runs/{id}', await harness.get(`/v1/fix/runs/${run.id}`));
     await checker.check('get', '/v1/fix/runs/{id}', await harness.get('/v1/fix/runs/run_nope'));
@@ -183,7 +233,6 @@ describe('GET /v1/openapi.json', () => {
       data: string;
     }>;
     assert.ok(replay.length > 0);
-    for (const event of replay) checker.assertValid(pointer('components', 'schemas', 'FixRunEvent'), JSON.parse(event.data), 'a fix run event');
     await checker.check('get', '/v1/fix/runs/{id}/events', await harness.get('/v1/fix/runs/run_nope/events'));
     const resumed = await checker.check('get', '/v1/fix/runs/{id}/events', await harness.get(`/v1/fix/runs/${run.id}/events?after=1`));
     assert.equal((resumed as unknown[]).length, replay.length - 1);

@@ -1,7 +1,9 @@
 import type { ChatRequest, ReasoningEffort, RequestOptions, ResponseFormat, ToolChoice, ToolDefinition } from '../../canonical/chat-request.ts';
 import { parseRouting } from '../parse-routing.ts';
+import { bodyValidator } from '../validate-body.ts';
+import { fieldsOf } from '../../lib/wire-schema.ts';
+import { messagesRequestSchema, type MessagesRequestBody } from './messages-request-schema.ts';
 import { convertMessage, systemMessages } from './parse-message-content.ts';
-import { invalid, isObject, optionalNumber, positiveInteger } from '../read-fields.ts';
 
 /** What the gateway itself reads from an Anthropic Messages body, beside the canonical request. */
 export interface ParsedMessagesRequest {
@@ -12,22 +14,9 @@ export interface ParsedMessagesRequest {
   request: ChatRequest;
 }
 
-/** Fields read here; every other field passes through, for an Anthropic model to get as sent. */
-const KNOWN_FIELDS = new Set([
-  'model',
-  'messages',
-  'system',
-  'max_tokens',
-  'stream',
-  'stop_sequences',
-  'temperature',
-  'top_p',
-  'tools',
-  'tool_choice',
-  'thinking',
-  'output_config',
-  'routing',
-]);
+const readBody = bodyValidator(messagesRequestSchema);
+/** Fields read here; every other field passes through, for an Anthropic model to get as sent (top_k is checked first). */
+const KNOWN_FIELDS = fieldsOf(messagesRequestSchema, ['top_k']);
 
 /** output_config.effort -> gateway level. https://docs.anthropic.com/en/docs/build-with-claude/effort */
 const EFFORTS: Record<string, ReasoningEffort> = { low: 'low', medium: 'medium', high: 'xhigh', max: 'xhigh' };
@@ -39,49 +28,26 @@ function effortOfBudget(budget: number): ReasoningEffort {
   return 'xhigh';
 }
 
-function tools(value: unknown): ToolDefinition[] | undefined {
-  if (value === undefined || value === null) return undefined;
-  if (!Array.isArray(value)) invalid('tools must be an array');
-  return value.map((tool, index) => {
-    if (!isObject(tool) || typeof tool.name !== 'string' || tool.name === '') invalid(`tools[${index}].name is required`);
+function tools(value: MessagesRequestBody['tools']): ToolDefinition[] | undefined {
+  return value?.map((tool) => {
     const { name, description, input_schema: schema, cache_control: cacheControl, ...extra } = tool;
-    if (schema !== undefined && !isObject(schema)) invalid(`tools[${index}].input_schema must be an object`);
-    if (cacheControl !== undefined && cacheControl !== null && !isObject(cacheControl)) invalid(`tools[${index}].cache_control must be an object`);
     const definition: ToolDefinition = { name };
     if (typeof description === 'string') definition.description = description;
     if (schema !== undefined) definition.parameters = schema;
-    if (isObject(cacheControl)) definition.providerOptions = { anthropic: { cacheControl } };
+    if (cacheControl) definition.providerOptions = { anthropic: { cacheControl } };
     // defer_loading, a built-in tool's type, strict, input_examples...: for an Anthropic model.
     if (Object.keys(extra).length > 0) definition.extra = extra;
     return definition;
   });
 }
 
-function toolChoice(value: unknown): { choice?: ToolChoice; parallel?: boolean } {
+function toolChoice(value: MessagesRequestBody['tool_choice']): { choice?: ToolChoice; parallel?: boolean } {
   if (value === undefined || value === null) return {};
-  if (!isObject(value)) invalid('tool_choice must be an object');
+  if (value.type === 'none') return { choice: 'none' };
   const disable = value.disable_parallel_tool_use;
-  if (disable !== undefined && typeof disable !== 'boolean') invalid('tool_choice.disable_parallel_tool_use must be a boolean');
   const parallel = typeof disable === 'boolean' ? { parallel: !disable } : {};
-  switch (value.type) {
-    case 'auto':
-      return { choice: 'auto', ...parallel };
-    case 'any':
-      return { choice: 'required', ...parallel };
-    case 'none':
-      return { choice: 'none' };
-    case 'tool':
-      if (typeof value.name !== 'string' || value.name === '') invalid('tool_choice.name is required when type is tool');
-      return { choice: { name: value.name }, ...parallel };
-    default:
-      return invalid('tool_choice.type must be auto, any, tool or none');
-  }
-}
-
-function stopSequences(value: unknown): string[] | undefined {
-  if (value === undefined || value === null) return undefined;
-  if (!Array.isArray(value) || !value.every((entry) => typeof entry === 'string')) invalid('stop_sequences must be an array of strings');
-  return value.length > 0 ? value : undefined;
+  if (value.type === 'tool') return { choice: { name: value.name }, ...parallel };
+  return { choice: value.type === 'any' ? 'required' : 'auto', ...parallel };
 }
 
 /**
@@ -89,24 +55,16 @@ function stopSequences(value: unknown): string[] | undefined {
  * budget; adaptive thinking takes the alias default; no thinking at all is Anthropic's default,
  * off, and so is `disabled`.
  */
-function reasoningEffort(thinking: unknown, effort: unknown): ChatRequest['reasoningEffort'] {
-  if (thinking !== undefined && thinking !== null && (!isObject(thinking) || typeof thinking.type !== 'string')) {
-    invalid('thinking must be an object with a type');
-  }
-  let level: ReasoningEffort | undefined;
-  if (effort !== undefined && effort !== null) {
-    level = typeof effort === 'string' ? EFFORTS[effort] : undefined;
-    if (!level) invalid('output_config.effort must be one of low, medium, high, max');
-  }
-  if (!isObject(thinking)) return level ?? 'none';
+function reasoningEffort(body: MessagesRequestBody): ChatRequest['reasoningEffort'] {
+  const { thinking } = body;
+  const effort = body.output_config?.effort;
+  const level = effort ? EFFORTS[effort] : undefined;
+  if (thinking === undefined || thinking === null) return level ?? 'none';
   switch (thinking.type) {
     case 'disabled':
       return 'none';
-    case 'enabled': {
-      const budget = positiveInteger(thinking.budget_tokens, 'thinking.budget_tokens');
-      if (budget === undefined) invalid('thinking.budget_tokens is required when thinking is enabled');
-      return level ?? effortOfBudget(budget);
-    }
+    case 'enabled':
+      return level ?? effortOfBudget(thinking.budget_tokens);
     default:
       // adaptive, and kinds added after this was written: the model decides, at the alias level.
       return level;
@@ -117,19 +75,20 @@ function reasoningEffort(thinking: unknown, effort: unknown): ChatRequest['reaso
  * output_config without the effort (which became the reasoning level) and the format (which
  * became the response format); the rest goes on as sent.
  */
-function outputConfigRest(value: unknown): Record<string, unknown> | undefined {
+function outputConfigRest(value: MessagesRequestBody['output_config']): Record<string, unknown> | undefined {
   if (value === undefined || value === null) return undefined;
-  if (!isObject(value)) invalid('output_config must be an object');
-  const { effort: _effort, format, ...rest } = value;
+  const { effort: _effort, format, ...others } = value;
+  const rest: Record<string, unknown> = others;
   if (format !== undefined && !responseFormatOf(value)) rest.format = format;
   return Object.keys(rest).length > 0 ? rest : undefined;
 }
 
 /** Anthropic structured outputs: `output_config.format` of type json_schema; another format passes through as sent. */
-function responseFormatOf(outputConfig: unknown): ResponseFormat | undefined {
-  const format = isObject(outputConfig) ? outputConfig.format : undefined;
-  if (!isObject(format) || format.type !== 'json_schema' || !isObject(format.schema)) return undefined;
-  return { type: 'json_schema', name: 'output', schema: format.schema };
+function responseFormatOf(outputConfig: MessagesRequestBody['output_config']): ResponseFormat | undefined {
+  const format = outputConfig?.format;
+  const schema = format?.schema;
+  if (format?.type !== 'json_schema' || typeof schema !== 'object' || schema === null || Array.isArray(schema)) return undefined;
+  return { type: 'json_schema', name: 'output', schema: schema as Record<string, unknown> };
 }
 
 /** Values of the anthropic-beta header (comma-separated, possibly repeated). */
@@ -140,45 +99,31 @@ export function parseBetas(header: string | string[] | undefined): string[] | un
 }
 
 /** Validate an Anthropic Messages body and translate it to the canonical request. */
-export function parseMessagesRequest(body: unknown, options: { betas?: string[] } = {}): ParsedMessagesRequest {
-  if (!isObject(body)) invalid('the body must be a JSON object');
-  if (typeof body.model !== 'string' || body.model === '') invalid('model is required');
-  if (!Array.isArray(body.messages) || body.messages.length === 0) invalid('messages is required and must be a non-empty array');
-  if (body.stream !== undefined && body.stream !== null && typeof body.stream !== 'boolean') invalid('stream must be a boolean');
-  const outputConfig = body.output_config;
-
+export function parseMessagesRequest(raw: unknown, options: { betas?: string[] } = {}): ParsedMessagesRequest {
+  const body = readBody(raw);
   const fields: Record<string, unknown> = {};
-  for (const key in body) if (!KNOWN_FIELDS.has(key)) fields[key] = body[key];
-  const outputRest = outputConfigRest(outputConfig);
+  for (const key in body) if (!KNOWN_FIELDS.has(key)) fields[key] = (body as Record<string, unknown>)[key];
+  const outputRest = outputConfigRest(body.output_config);
   if (outputRest) fields.output_config = outputRest;
 
-  const system = body.system === undefined || body.system === null ? [] : systemMessages(body.system, 'system');
+  const system = body.system === undefined || body.system === null ? [] : systemMessages(body.system);
   const request: ChatRequest = { messages: [...system, ...body.messages.flatMap(convertMessage)], passThrough: { format: 'anthropic', fields } };
-  const format = responseFormatOf(outputConfig);
+  const format = responseFormatOf(body.output_config);
   if (format) request.responseFormat = format;
-  const maxOutput = positiveInteger(body.max_tokens, 'max_tokens');
-  if (maxOutput !== undefined) request.maxOutputTokens = maxOutput;
+  if (typeof body.max_tokens === 'number') request.maxOutputTokens = body.max_tokens;
   const toolList = tools(body.tools);
   if (toolList?.length) request.tools = toolList;
   const { choice, parallel } = toolChoice(body.tool_choice);
   if (choice) request.toolChoice = choice;
   if (parallel !== undefined) request.parallelToolCalls = parallel;
-  const temperature = optionalNumber(body.temperature, 'temperature');
-  if (temperature !== undefined) request.temperature = temperature;
-  const topP = optionalNumber(body.top_p, 'top_p');
-  if (topP !== undefined) request.topP = topP;
-  const topK = body.top_k;
-  if (topK !== undefined && topK !== null && (typeof topK !== 'number' || !Number.isInteger(topK) || topK < 0))
-    invalid('top_k must be a non-negative integer');
-  const stop = stopSequences(body.stop_sequences);
-  if (stop) request.stop = stop;
-  const effort = reasoningEffort(body.thinking, isObject(outputConfig) ? outputConfig.effort : undefined);
+  if (typeof body.temperature === 'number') request.temperature = body.temperature;
+  if (typeof body.top_p === 'number') request.topP = body.top_p;
+  if (body.stop_sequences?.length) request.stop = body.stop_sequences;
+  const effort = reasoningEffort(body);
   if (effort) request.reasoningEffort = effort;
   const anthropic: NonNullable<RequestOptions['anthropic']> = {};
-  if (effort !== 'none' && isObject(body.thinking) && body.thinking.type === 'enabled') {
-    // Validated above: an Anthropic model gets the client's own budget back.
-    anthropic.thinkingBudgetTokens = body.thinking.budget_tokens as number;
-  }
+  // An Anthropic model gets the client's own budget back.
+  if (effort !== 'none' && body.thinking?.type === 'enabled') anthropic.thinkingBudgetTokens = body.thinking.budget_tokens;
   if (options.betas?.length) anthropic.betas = options.betas;
   if (Object.keys(anthropic).length > 0) request.providerOptions = { anthropic };
 

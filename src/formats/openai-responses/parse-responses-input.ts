@@ -1,113 +1,66 @@
 import type { ChatMessage, ContentPart, TextPart, ToolCall } from '../../canonical/chat-request.ts';
+import type { InputItem, ResponsesRequestBody, UserPart } from './responses-request-schema.ts';
 import { canonicalToolName } from './responses-tools.ts';
-import { invalid, isObject } from '../read-fields.ts';
 
 /**
- * Responses API `input` -> canonical messages.
+ * Responses API `input`, as its schema let it through -> canonical messages.
  * https://platform.openai.com/docs/api-reference/responses/create#responses-create-input
  *
  * The gateway is stateless, so the whole conversation is in `input`. Items the model reads are
  * translated (messages, function and custom tool calls and their outputs); items only the
  * provider that made them can read are dropped: `reasoning` (with `store: false` Codex sends
  * back `encrypted_content` that only OpenAI can decrypt), `compaction`, and calls of hosted
- * tools (web search, local shell...). References to stored objects cannot be resolved and are
- * refused: `item_reference`, `file_id` images and files.
+ * tools (web search, local shell...). References to stored objects are refused by the schema.
  */
 
-const TEXT_PART_TYPES = new Set(['input_text', 'output_text', 'text', 'summary_text', 'reasoning_text']);
+type MessageItem = Extract<InputItem, { role: string }>;
+type CallItem = Extract<InputItem, { type: 'function_call' | 'custom_tool_call' }>;
+type OutputItem = Extract<InputItem, { type: 'function_call_output' | 'custom_tool_call_output' }>;
+type MessageText = Exclude<MessageItem, { role: 'user' }>['content'];
 
-function imageDetail(value: unknown): 'auto' | 'low' | 'high' | undefined {
-  return value === 'auto' || value === 'low' || value === 'high' ? value : undefined;
-}
-
-/** One content part of a user message. */
-function userPart(part: unknown, at: string): ContentPart {
-  if (!isObject(part)) invalid(`${at} must be an object`);
-  if (typeof part.type === 'string' && TEXT_PART_TYPES.has(part.type)) {
-    if (typeof part.text !== 'string') invalid(`${at}.text must be a string`);
-    return { type: 'text', text: part.text };
-  }
-  if (part.type === 'input_image') {
-    if (typeof part.image_url !== 'string' || part.image_url === '') {
-      invalid(`${at}.image_url is required: the gateway keeps no files, so file_id cannot be resolved`);
-    }
-    const detail = imageDetail(part.detail);
-    return detail ? { type: 'image', url: part.image_url, detail } : { type: 'image', url: part.image_url };
-  }
-  return invalid(`${at}.type ${JSON.stringify(part.type)} is not supported; send input_text or input_image`);
+function userPart(part: UserPart): ContentPart {
+  if (part.type !== 'input_image') return { type: 'text', text: part.text };
+  return part.detail ? { type: 'image', url: part.image_url, detail: part.detail } : { type: 'image', url: part.image_url };
 }
 
 /** The text of a system, developer or assistant message. */
-function messageText(content: unknown, at: string): string {
+function messageText(content: MessageText): string {
   if (typeof content === 'string') return content;
-  if (!Array.isArray(content)) invalid(`${at} must be a string or an array of content parts`);
-  return content
-    .map((part, index) => {
-      if (!isObject(part)) invalid(`${at}[${index}] must be an object`);
-      if (part.type === 'refusal' && typeof part.refusal === 'string') return part.refusal;
-      if (typeof part.type !== 'string' || !TEXT_PART_TYPES.has(part.type) || typeof part.text !== 'string') {
-        invalid(`${at}[${index}] must be a text part`);
-      }
-      return part.text;
-    })
-    .join('\n');
+  return content.map((part) => (part.type === 'refusal' ? part.refusal : part.text)).join('\n');
 }
 
-/**
- * A tool output: a string, content parts (text and images), or the `{content, success}` object
- * older Codex versions send for a failed call.
- */
-function toolResult(item: Record<string, unknown>, at: string): ChatMessage {
-  const toolCallId = requiredString(item, 'call_id', at);
-  const output = item.output;
+/** A tool output: a string, content parts (text and images), or the `{content, success}` object of older Codex versions. */
+function toolResult(item: OutputItem): ChatMessage {
+  const { call_id: toolCallId, output } = item;
   if (typeof output === 'string') return { role: 'tool', toolCallId, content: output };
-  if (isObject(output) && typeof output.content === 'string') {
+  if (!Array.isArray(output)) {
     return output.success === false
       ? { role: 'tool', toolCallId, content: output.content, isError: true }
       : { role: 'tool', toolCallId, content: output.content };
   }
-  if (!Array.isArray(output)) invalid(`${at}.output must be a string or an array of content parts`);
-  const parts = output.map((part, index) => userPart(part, `${at}.output[${index}]`));
+  const parts = output.map(userPart);
   const content = parts.every((part): part is TextPart => part.type === 'text') ? parts.map((part) => part.text).join('\n') : parts;
   return { role: 'tool', toolCallId, content };
 }
 
-function message(item: Record<string, unknown>, at: string): ChatMessage {
-  const role = item.role;
-  switch (role) {
+function message(item: MessageItem): ChatMessage {
+  switch (item.role) {
     case 'system':
     case 'developer':
-      return { role, content: messageText(item.content, `${at}.content`) };
-    case 'user': {
-      const content = item.content;
-      if (typeof content === 'string') return { role: 'user', content: [{ type: 'text', text: content }] };
-      if (!Array.isArray(content)) invalid(`${at}.content must be a string or an array of content parts`);
-      return { role: 'user', content: content.map((part, index) => userPart(part, `${at}.content[${index}]`)) };
-    }
+      return { role: item.role, content: messageText(item.content) };
     case 'assistant':
-      return { role: 'assistant', content: messageText(item.content, `${at}.content`) };
-    default:
-      return invalid(`${at}.role must be one of user, assistant, system, developer`);
+      return { role: 'assistant', content: messageText(item.content) };
+    case 'user': {
+      const { content } = item;
+      return { role: 'user', content: typeof content === 'string' ? [{ type: 'text', text: content }] : content.map(userPart) };
+    }
   }
 }
 
-function requiredString(item: Record<string, unknown>, field: string, at: string): string {
-  const value = item[field];
-  if (typeof value !== 'string' || value === '') invalid(`${at}.${field} is required`);
-  return value;
-}
-
-function toolCall(item: Record<string, unknown>, at: string): ToolCall {
-  const namespace = typeof item.namespace === 'string' && item.namespace !== '' ? item.namespace : undefined;
-  const name = canonicalToolName(requiredString(item, 'name', at), namespace);
-  const id = requiredString(item, 'call_id', at);
-  if (item.type === 'custom_tool_call') {
-    if (typeof item.input !== 'string') invalid(`${at}.input must be a string`);
-    return { id, name, arguments: JSON.stringify({ input: item.input }) };
-  }
-  const args = item.arguments ?? '';
-  if (typeof args !== 'string') invalid(`${at}.arguments must be a string`);
-  return { id, name, arguments: args };
+function toolCall(item: CallItem): ToolCall {
+  const name = canonicalToolName(item.name, item.namespace || undefined);
+  if (item.type === 'custom_tool_call') return { id: item.call_id, name, arguments: JSON.stringify({ input: item.input }) };
+  return { id: item.call_id, name, arguments: item.arguments ?? '' };
 }
 
 /** A call joins the assistant message just before it, as chat completions keep them together. */
@@ -120,26 +73,21 @@ function appendToolCall(messages: ChatMessage[], call: ToolCall): void {
   messages.push({ role: 'assistant', content: null, toolCalls: [call] });
 }
 
-function addItem(messages: ChatMessage[], item: unknown, at: string): void {
-  if (!isObject(item)) invalid(`${at} must be an object`);
-  // Easy input messages may leave out `type`.
-  const type = item.type ?? (item.role !== undefined ? 'message' : undefined);
-  switch (type) {
+function addItem(messages: ChatMessage[], item: InputItem): void {
+  switch (item.type) {
+    case undefined:
     case 'message':
-      messages.push(message(item, at));
+      messages.push(message(item));
       return;
     case 'function_call':
     case 'custom_tool_call':
-      appendToolCall(messages, toolCall(item, at));
+      appendToolCall(messages, toolCall(item));
       return;
     case 'function_call_output':
     case 'custom_tool_call_output':
-      messages.push(toolResult(item, at));
+      messages.push(toolResult(item));
       return;
-    case 'item_reference':
-      return invalid(`${at}: item_reference needs stored items; the gateway is stateless, send the item itself`);
     default:
-      if (typeof type !== 'string') invalid(`${at}.type is required`);
       // reasoning, compaction, hosted-tool calls and their outputs, and item types newer than
       // this translator: the model can answer without them, so the turn goes on.
       return;
@@ -156,13 +104,12 @@ function withoutOrphanResults(messages: ChatMessage[]): ChatMessage[] {
 }
 
 /** `instructions` and `input` -> canonical messages, instructions first as the system prompt. */
-export function translateInput(input: unknown, instructions: string | undefined): ChatMessage[] {
+export function translateInput(input: ResponsesRequestBody['input'], instructions: string | null | undefined): ChatMessage[] {
   const messages: ChatMessage[] = instructions ? [{ role: 'system', content: instructions }] : [];
   if (typeof input === 'string') {
     messages.push({ role: 'user', content: [{ type: 'text', text: input }] });
     return messages;
   }
-  if (!Array.isArray(input)) invalid('input must be a string or an array of items');
-  input.forEach((item, index) => addItem(messages, item, `input[${index}]`));
+  for (const item of input) addItem(messages, item);
   return withoutOrphanResults(messages);
 }

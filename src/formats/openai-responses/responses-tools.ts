@@ -1,5 +1,5 @@
 import type { ToolChoice, ToolDefinition } from '../../canonical/chat-request.ts';
-import { invalid, isObject } from '../read-fields.ts';
+import type { ResponsesRequestBody, ResponsesTool } from './responses-request-schema.ts';
 
 /**
  * Responses API tools -> canonical function tools, and back for the calls the model makes.
@@ -29,14 +29,14 @@ export function canonicalToolName(name: string, namespace?: string): string {
   return namespace ? `${namespace}${NAMESPACE_SEPARATOR}${name}` : name;
 }
 
+type FunctionTool = Extract<ResponsesTool, { type: 'function' }>;
+type CustomTool = Extract<ResponsesTool, { type: 'custom' }>;
+
 /** Arguments schema of a custom tool: its free-form input as one string. */
-function customToolDefinition(tool: Record<string, unknown>, name: string): ToolDefinition {
-  const format = isObject(tool.format) ? tool.format : undefined;
-  const grammar =
-    format?.type === 'grammar' && typeof format.definition === 'string'
-      ? `\n\nThe input must follow this ${typeof format.syntax === 'string' ? format.syntax : ''} grammar:\n${format.definition}`
-      : '';
-  const description = `${typeof tool.description === 'string' ? tool.description : ''}${grammar}`.trim();
+function customToolDefinition(tool: CustomTool, name: string): ToolDefinition {
+  const format = tool.format;
+  const grammar = format?.type === 'grammar' ? `\n\nThe input must follow this ${format.syntax ?? ''} grammar:\n${format.definition}` : '';
+  const description = `${tool.description ?? ''}${grammar}`.trim();
   const definition: ToolDefinition = {
     name,
     parameters: {
@@ -50,10 +50,10 @@ function customToolDefinition(tool: Record<string, unknown>, name: string): Tool
   return definition;
 }
 
-function functionDefinition(tool: Record<string, unknown>, name: string): ToolDefinition {
+function functionDefinition(tool: FunctionTool, name: string): ToolDefinition {
   const definition: ToolDefinition = { name };
   if (typeof tool.description === 'string') definition.description = tool.description;
-  if (isObject(tool.parameters)) definition.parameters = tool.parameters;
+  if (tool.parameters) definition.parameters = tool.parameters;
   if (typeof tool.strict === 'boolean') definition.strict = tool.strict;
   return definition;
 }
@@ -63,31 +63,22 @@ interface TranslatedTools {
   origins: Map<string, ToolOrigin>;
 }
 
-function addTool(into: TranslatedTools, tool: unknown, at: string, namespace?: string): void {
-  if (!isObject(tool)) invalid(`${at} must be an object`);
-  if (tool.type !== 'function' && tool.type !== 'custom') return;
-  if (typeof tool.name !== 'string' || tool.name === '') invalid(`${at}.name is required`);
+function addTool(into: TranslatedTools, tool: FunctionTool | CustomTool, namespace?: string): void {
   const name = canonicalToolName(tool.name, namespace);
   into.tools.push(tool.type === 'function' ? functionDefinition(tool, name) : customToolDefinition(tool, name));
   into.origins.set(name, namespace ? { type: tool.type, name: tool.name, namespace } : { type: tool.type, name: tool.name });
 }
 
 /** Translate the `tools` array; hosted tools are left out (see the file comment). */
-export function translateTools(value: unknown): TranslatedTools {
+export function translateTools(value: ResponsesRequestBody['tools']): TranslatedTools {
   const translated: TranslatedTools = { tools: [], origins: new Map() };
-  if (value === undefined || value === null) return translated;
-  if (!Array.isArray(value)) invalid('tools must be an array');
-  value.forEach((tool, index) => {
-    const at = `tools[${index}]`;
-    if (isObject(tool) && tool.type === 'namespace') {
-      if (typeof tool.name !== 'string' || tool.name === '') invalid(`${at}.name is required`);
-      if (!Array.isArray(tool.tools)) invalid(`${at}.tools must be an array`);
-      const namespace = tool.name;
-      tool.tools.forEach((inner, innerIndex) => addTool(translated, inner, `${at}.tools[${innerIndex}]`, namespace));
-      return;
+  for (const tool of value ?? []) {
+    if (tool.type === 'namespace') {
+      for (const inner of tool.tools) if (inner.type === 'function' || inner.type === 'custom') addTool(translated, inner, tool.name);
+    } else if (tool.type === 'function' || tool.type === 'custom') {
+      addTool(translated, tool);
     }
-    addTool(translated, tool, at);
-  });
+  }
   return translated;
 }
 
@@ -95,16 +86,16 @@ export function translateTools(value: unknown): TranslatedTools {
  * `tool_choice` -> canonical. A choice of a hosted tool (dropped) becomes auto; `allowed_tools`
  * keeps its mode (the model still sees every tool).
  */
-export function translateToolChoice(value: unknown): ToolChoice | undefined {
+export function translateToolChoice(value: ResponsesRequestBody['tool_choice']): ToolChoice | undefined {
   if (value === undefined || value === null) return undefined;
-  if (value === 'auto' || value === 'none' || value === 'required') return value;
-  if (!isObject(value) || typeof value.type !== 'string') {
-    return invalid('tool_choice must be auto, none, required or an object with a type');
+  if (typeof value === 'string') return value;
+  switch (value.type) {
+    case 'function':
+    case 'custom':
+      return { name: canonicalToolName(value.name, value.namespace ?? undefined) };
+    case 'allowed_tools':
+      return value.mode === 'required' ? 'required' : 'auto';
+    default:
+      return 'auto';
   }
-  if (value.type === 'function' || value.type === 'custom') {
-    if (typeof value.name !== 'string' || value.name === '') invalid(`tool_choice.name is required for type ${value.type}`);
-    return { name: canonicalToolName(value.name, typeof value.namespace === 'string' ? value.namespace : undefined) };
-  }
-  if (value.type === 'allowed_tools') return value.mode === 'required' ? 'required' : 'auto';
-  return 'auto';
 }

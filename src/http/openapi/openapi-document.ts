@@ -1,83 +1,11 @@
-import { z, ZodOptional, type ZodTypeAny } from 'zod';
-import { zodToJsonSchema } from 'zod-to-json-schema';
+import { ZodOptional, type ZodTypeAny } from 'zod';
 import { errorCatalog, type ErrorCode } from '../../errors/catalog.ts';
-import { anthropicErrorSchema, apiErrorCodes, openAIErrorSchema } from '../../errors/error-schemas.ts';
+import { apiErrorCodes } from '../../errors/error-schemas.ts';
 import { GatewayError } from '../../errors/gateway-error.ts';
 import { renderAnthropicError, renderOpenAIError } from '../../errors/render-error.ts';
-import { fixQuoteRequestSchema } from '../../fix/fix-input.ts';
-import { fixAgentListSchema, fixQuoteSchema, fixRunEventSchema, fixRunRequestSchema, fixRunSchema, fixStepSchema } from '../../fix/fix-schemas.ts';
-import { routingSchema } from '../../formats/parse-routing.ts';
-import { balanceSchema } from '../account-schema.ts';
-import { anthropicModelListSchema, modelListSchema } from '../model-list-schema.ts';
-import { receiptListSchema, receiptSchema } from '../receipt-schema.ts';
-import * as chat from './chat-body-schemas.ts';
-import { operations, type OperationSpec } from './openapi-operations.ts';
-
-type JsonSchema = Record<string, unknown>;
-
-/** Every named schema of the document: the zod schemas the code validates bodies with and types its answers by. */
-const components: Record<string, ZodTypeAny> = {
-  Error: openAIErrorSchema(apiErrorCodes),
-  AnthropicError: anthropicErrorSchema(apiErrorCodes),
-  Routing: routingSchema,
-  ChatCompletionRequest: chat.chatCompletionRequestSchema,
-  ChatCompletion: chat.chatCompletionSchema,
-  MessagesRequest: chat.messagesRequestSchema,
-  Message: chat.messageSchema,
-  CountTokensRequest: chat.countTokensRequestSchema,
-  CountTokens: chat.countTokensSchema,
-  ResponsesRequest: chat.responsesRequestSchema,
-  Response: chat.responseSchema,
-  ModelList: modelListSchema,
-  AnthropicModelList: anthropicModelListSchema,
-  Receipt: receiptSchema,
-  ReceiptList: receiptListSchema,
-  Balance: balanceSchema,
-  FixAgentList: fixAgentListSchema,
-  FixQuoteRequest: fixQuoteRequestSchema,
-  FixQuote: fixQuoteSchema,
-  FixRunRequest: fixRunRequestSchema,
-  FixStep: fixStepSchema,
-  FixRun: fixRunSchema,
-  FixRunEvent: fixRunEventSchema,
-};
-
-/** JSON Schema 2019-09 output is valid 2020-12 (OpenAPI 3.1's dialect) for what these schemas use: no tuples. */
-function jsonSchemaOf(schema: ZodTypeAny): JsonSchema {
-  const { $schema: _dialect, ...rest } = zodToJsonSchema(schema, { target: 'jsonSchema2019-09', $refStrategy: 'none' }) as JsonSchema;
-  return rest;
-}
-
-/** The schema a JSON pointer names inside the components. */
-function resolvePointer(schemas: Record<string, JsonSchema>, pointer: string): unknown {
-  const parts = pointer.split('/').map((part) => part.replace(/~1/g, '/').replace(/~0/g, '~'));
-  return parts.reduce<unknown>((node, part) => (node as Record<string, unknown>)[part], schemas);
-}
-
-/**
- * The converter points a schema used twice at its first place, inside another component; a client
- * generator reads better with references to named components only, so those places are inlined.
- */
-function inlineInnerReferences(node: unknown, schemas: Record<string, JsonSchema>): unknown {
-  if (Array.isArray(node)) return node.map((entry) => inlineInnerReferences(entry, schemas));
-  if (typeof node !== 'object' || node === null) return node;
-  const { $ref: reference, ...rest } = node as JsonSchema;
-  const inner = typeof reference === 'string' ? /^#\/components\/schemas\/(.+\/.+)$/.exec(reference) : null;
-  const target = inner ? { ...(resolvePointer(schemas, inner[1]!) as JsonSchema), ...rest } : (node as JsonSchema);
-  return Object.fromEntries(Object.entries(target).map(([key, value]) => [key, inlineInnerReferences(value, schemas)]));
-}
-
-function componentSchemas(): Record<string, JsonSchema> {
-  const converted = zodToJsonSchema(z.object({}), {
-    target: 'jsonSchema2019-09',
-    definitions: components,
-    basePath: ['#', 'components'],
-    definitionPath: 'schemas',
-  }) as { schemas: Record<string, JsonSchema> };
-  return inlineInnerReferences(converted.schemas, converted.schemas) as Record<string, JsonSchema>;
-}
-
-const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });
+import { EXAMPLE_REQUEST_ID } from './openapi-chat-examples.ts';
+import { componentSchemas, jsonSchemaOf, ref } from './openapi-components.ts';
+import { errorCodesOfOperation, operations, type OperationSpec } from './openapi-operations.ts';
 
 const header = (description: string) => ({ description, schema: { type: 'string' } });
 
@@ -85,12 +13,11 @@ const header = (description: string) => ({ description, schema: { type: 'string'
 function statusesOf(operation: OperationSpec): Map<number, ErrorCode[]> {
   const byStatus = new Map<number, ErrorCode[]>();
   const add = (status: number, code: ErrorCode) => byStatus.set(status, [...(byStatus.get(status) ?? []), code]);
-  for (const code of operation.codes) add(errorCatalog[code].status, code);
-  if (operation.body && operation.codes.includes('invalid_request')) add(413, 'invalid_request');
+  const codes = errorCodesOfOperation(operation);
+  for (const code of codes) add(errorCatalog[code].status, code);
+  if (operation.body && codes.includes('invalid_request')) add(413, 'invalid_request');
   return new Map([...byStatus].sort(([a], [b]) => a - b));
 }
-
-const EXAMPLE_REQUEST_ID = 'req_01JD8X2S9T4V6W8Y0Z2A4C6E8G';
 
 function errorResponse(operation: OperationSpec, status: number, codes: ErrorCode[]) {
   const envelope =
@@ -128,15 +55,16 @@ function successResponse(operation: OperationSpec) {
   if (operation.billable) headers['x-svc-receipt-id'] = header('The receipt of this request: GET /v1/receipts/{id}');
   if (operation.path.startsWith('/v1/fix/runs')) headers['x-svc-run-id'] = header('The run id');
   const content: Record<string, unknown> = {};
-  if (answer.stream !== 'always') {
-    const schema = answer.components.length === 1 ? ref(answer.components[0]!) : { oneOf: answer.components.map(ref) };
+  const oneOrAny = (names: typeof answer.components) => (names.length === 1 ? ref(names[0]!) : { oneOf: names.map(ref) });
+  if (answer.components.length > 0) {
+    const schema = oneOrAny(answer.components);
     content['application/json'] = answer.example === undefined ? { schema } : { schema, example: answer.example };
   }
-  if (answer.stream) {
-    content['text/event-stream'] = { schema: { type: 'string', description: answer.eventsDescription } };
-  }
+  const { events } = answer;
+  // OpenAPI 3.1 has no schema for the events of a stream (3.2's itemSchema): each event's data is told in x-event-data.
+  if (events) content['text/event-stream'] = { schema: { type: 'string', description: events.description }, 'x-event-data': oneOrAny(events.data) };
   return {
-    description: answer.eventsDescription && answer.stream === 'optional' ? `JSON; ${answer.eventsDescription}` : 'Success',
+    description: events?.when === 'optional' ? `JSON; ${events.description}` : 'Success',
     headers,
     content,
   };

@@ -5,19 +5,12 @@ import type { Balance } from '../account-schema.ts';
 import type { ModelList } from '../model-list-schema.ts';
 import { renderAccountSummary } from '../render-account-summary.ts';
 import { renderReceipt } from '../render-receipt.ts';
+import { EXAMPLE_REQUEST_ID } from './openapi-chat-examples.ts';
 
 /** Examples of the document, made by the same renderers as real answers where there is one (the test checks them against the schemas). */
 
-const receiptRecord: ReceiptRecord = {
-  id: 'rcpt_01JD8X2S9T4V6W8Y0Z2A4C6E8G',
-  requestId: 'req_01JD8X2S9T4V6W8Y0Z2A4C6E8G',
-  accountId: 'acct_default',
-  keyId: 'key_01JD8WZQ1M3N5P7R9T1V3X5Z7B',
-  keyPrefix: 'svc_4f2a9c',
-  createdAt: '2026-11-24T05:00:00.123000000Z',
-  status: 'succeeded',
-  endpoint: 'chat.completions',
-  stream: false,
+/** The chat example's request: svc/fast, its first candidate timing out, the second answering. */
+const fallback: Pick<ReceiptRecord, 'requestedModel' | 'answeringModel' | 'attempts' | 'warnings'> = {
   requestedModel: 'svc/fast',
   answeringModel: 'up/beta',
   attempts: [
@@ -25,6 +18,19 @@ const receiptRecord: ReceiptRecord = {
     { model: 'up/beta', outcome: 'succeeded', latencyMs: 812 },
   ],
   warnings: [],
+};
+
+const receiptRecord: ReceiptRecord = {
+  id: `rcpt_${EXAMPLE_REQUEST_ID.slice('req_'.length)}`,
+  requestId: EXAMPLE_REQUEST_ID,
+  accountId: 'acct_default',
+  keyId: 'key_01JD8WZQ1M3N5P7R9T1V3X5Z7B',
+  keyPrefix: 'svc_4f2a9c',
+  createdAt: '2026-11-24T05:00:00.123000000Z',
+  status: 'succeeded',
+  endpoint: 'chat.completions',
+  stream: false,
+  ...fallback,
   usage: { inputTokens: 412, cachedInputTokens: 0, cacheWriteTokens: 0, outputTokens: 96, reasoningTokens: 0 },
   usageEstimated: false,
   prices: {
@@ -167,46 +173,6 @@ export const agentListExample: FixAgentList = {
       ],
     },
   ],
-};
-
-export const chatRequestExample = {
-  model: 'svc/fast',
-  messages: [{ role: 'user', content: 'Say hello.' }],
-  routing: { fallback: true, allowed_models: ['up/alpha', 'up/beta'] },
-};
-
-export const chatCompletionExample = {
-  id: 'chatcmpl-01JD8X2S9T4V6W8Y0Z2A4C6E8G',
-  object: 'chat.completion',
-  created: 1_795_000_000,
-  model: 'up/beta',
-  choices: [{ index: 0, message: { role: 'assistant', content: 'Hello.' }, logprobs: null, finish_reason: 'stop' }],
-  usage: { prompt_tokens: 9, completion_tokens: 2, total_tokens: 11 },
-};
-
-export const messagesRequestExample = { model: 'svc/balanced', max_tokens: 1024, messages: [{ role: 'user', content: 'Say hello.' }] };
-
-export const messageExample = {
-  id: 'msg_01JD8X2S9T4V6W8Y0Z2A4C6E8G',
-  type: 'message',
-  role: 'assistant',
-  model: 'anth/claude',
-  content: [{ type: 'text', text: 'Hello.' }],
-  stop_reason: 'end_turn',
-  stop_sequence: null,
-  usage: { input_tokens: 9, output_tokens: 2 },
-};
-
-export const responsesRequestExample = { model: 'svc/fast', input: 'Say hello.' };
-
-export const responseExample = {
-  id: 'resp_01JD8X2S9T4V6W8Y0Z2A4C6E8G',
-  object: 'response',
-  created_at: 1_795_000_000,
-  status: 'completed',
-  model: 'up/alpha',
-  output: [{ type: 'message', role: 'assistant', status: 'completed', content: [{ type: 'output_text', text: 'Hello.', annotations: [] }] }],
-  usage: { input_tokens: 9, output_tokens: 2, total_tokens: 11 },
 };
 
 export const quoteRequestExample = {
