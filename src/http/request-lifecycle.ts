@@ -94,12 +94,21 @@ export class RequestLifecycle {
       unrecorded = toGatewayError(error);
     }
     try {
-      if (unrecorded) await (ending.unrecorded ?? this.sendError)(unrecorded);
-      else if (ending.deliver) await ending.deliver();
-      else if (ending.error) this.sendError(ending.error);
+      // Awaited only when a stream waits on its client: a JSON answer is sent in this turn.
+      const delivering = this.deliver(ending, unrecorded);
+      if (delivering) await delivering;
     } catch (error) {
       this.request.log.error({ err: error, requestId: this.request.requestId }, 'could not send the end of the answer');
     }
+  }
+
+  /** What the client is still owed: the answer, the end of its stream, or the error envelope. */
+  private deliver(ending: Ending, unrecorded: GatewayError | null): void | Promise<void> {
+    if (unrecorded) return (ending.unrecorded ?? this.sendError)(unrecorded);
+    if (ending.deliver) return ending.deliver();
+    if (ending.error) this.sendError(ending.error);
+    // A stream that broke outside its own handling (hijacked, no envelope possible): end it rather than leave its client waiting.
+    if (this.reply.sent && !this.reply.raw.writableEnded) this.reply.raw.end();
   }
 
   private readonly sendError = (error: GatewayError): void => sendErrorBody(this.request, this.reply, error);
