@@ -25,9 +25,10 @@ export interface MeterStart {
 }
 
 /**
- * The life of one billable request: opened once authenticated, a hold reserved before the
+ * The money of one billable request: opened once authenticated, a hold reserved before the
  * first provider call, settled exactly once at the end (success, failure or cancellation)
- * with the actual cost and the receipt in one store transaction.
+ * with the actual cost and the receipt in one store transaction. A model request is settled by
+ * its lifecycle (http/request-lifecycle.ts), a fix run by its runner (fix/fix-runner.ts).
  */
 export class MeteredRequest {
   requestedModel: string | null = null;

@@ -27,7 +27,8 @@ function partText(part: StreamPart): string {
 /**
  * The outcome of one streamed answer, kept as it goes: what was forwarded, then exactly one
  * ending (succeeded, cancelled or failed) that charges the usage the provider reported, else a
- * fair estimate of the prompt and what was forwarded, records the attempt and settles.
+ * fair estimate of the prompt and what was forwarded, and records the attempt. The request's
+ * lifecycle settles it (http/request-lifecycle.ts).
  */
 export class StreamedAnswer {
   private forwardedText = '';
@@ -48,7 +49,6 @@ export class StreamedAnswer {
     const usage = reported ?? (await estimateUsage(this.prompt, this.model, this.forwardedText));
     this.metered.answeredBy(this.model, usage, !reported);
     this.record('succeeded');
-    await this.metered.settle('succeeded', null);
     return usage;
   }
 
@@ -56,13 +56,11 @@ export class StreamedAnswer {
   async cancelled(): Promise<void> {
     await this.chargeWhatWasSent();
     this.record('cancelled', 'request_cancelled');
-    await this.metered.settle('cancelled', 'request_cancelled');
   }
 
   async failed(error: GatewayError): Promise<void> {
     await this.chargeWhatWasSent();
     this.record('failed', error.code, error.message);
-    await this.metered.settle('failed', error.code);
   }
 
   private async chargeWhatWasSent(): Promise<void> {

@@ -6,7 +6,7 @@ import { authenticatedKey } from './request-context.ts';
 
 /** GET /v1/balance: the account's money as the key's owner sees it, USD as decimal strings. */
 export function registerBalanceRoute(app: FastifyInstance, deps: GatewayDeps): void {
-  app.get('/v1/balance', async (request): Promise<Balance> => {
+  app.get('/balance', async (request): Promise<Balance> => {
     const key = authenticatedKey(request);
     const month = new Date().toISOString().slice(0, 7);
     const summary = await deps.store.accountSummary(key.accountId, month);

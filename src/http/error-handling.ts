@@ -74,10 +74,9 @@ function renderError(request: FastifyRequest, reply: FastifyReply, error: Gatewa
   return renderAnthropicError(error, request.requestId);
 }
 
-export async function sendError(deps: GatewayDeps, request: FastifyRequest, reply: FastifyReply, error: GatewayError): Promise<void> {
-  const status = error.code === 'request_cancelled' ? 'cancelled' : 'failed';
-  if (request.metered) await request.metered.settle(status, error.code);
-  if (reply.sent || reply.raw.headersSent) return;
+/** Sends the error envelope, unless the reply has already begun (a stream ends with its own error event) or its client is gone. */
+export function sendErrorBody(request: FastifyRequest, reply: FastifyReply, error: GatewayError): void {
+  if (reply.sent || reply.raw.headersSent || reply.raw.destroyed) return;
   const body = renderError(request, reply, error);
   reply.code(error.status).headers(error.headers).send(body);
 }
@@ -87,12 +86,9 @@ export function installErrorHandling(app: FastifyInstance, deps: GatewayDeps): v
   app.setErrorHandler(async (raw: FastifyError, request, reply) => {
     const error = raw instanceof GatewayError ? raw : (fromFastify(raw, deps.config.server.body_limit_bytes) ?? toGatewayError(raw));
     if (error.code === 'internal_error') request.log.error({ err: raw, requestId: request.requestId }, 'unexpected error');
-    try {
-      await sendError(deps, request, reply, error);
-    } catch (settleError) {
-      request.log.error({ err: settleError, requestId: request.requestId }, 'could not record the failed request');
-      if (!reply.sent) reply.code(500).send(renderOpenAIError(toGatewayError(settleError), request.requestId));
-    }
+    // A model request ends through its lifecycle: the receipt first, then the envelope.
+    if (request.lifecycle) await request.lifecycle.fail(error);
+    else sendErrorBody(request, reply, error);
   });
 
   app.setNotFoundHandler((request, reply) => {

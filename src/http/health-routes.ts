@@ -7,8 +7,8 @@ import type { GatewayDeps } from './gateway-deps.ts';
  * (no API key), outside /v1 and its envelope: a load balancer reads the status, a person the body.
  */
 export function registerHealthRoutes(app: FastifyInstance, deps: GatewayDeps): void {
-  app.get('/health', { config: { public: true } }, async () => ({ status: 'ok' }));
-  app.get('/ready', { config: { public: true } }, async (_request, reply) => {
+  app.get('/health', async () => ({ status: 'ok' }));
+  app.get('/ready', async (_request, reply) => {
     const { ready, checks } = await deps.readiness.report();
     reply.header('cache-control', 'no-store').code(ready ? 200 : 503);
     return { status: ready ? 'ready' : 'not_ready', checks };

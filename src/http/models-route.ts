@@ -89,7 +89,7 @@ function anthropicModelList(
 
 export function registerModelsRoute(app: FastifyInstance, deps: GatewayDeps): void {
   const created = Math.floor(Date.now() / 1000);
-  app.get('/v1/models', async (request): Promise<ModelList | AnthropicModelList> => {
+  app.get('/models', async (request): Promise<ModelList | AnthropicModelList> => {
     const key = authenticatedKey(request);
     if (request.headers['anthropic-version'] !== undefined) {
       const entries = [

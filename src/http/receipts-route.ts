@@ -24,13 +24,13 @@ function parseQuery(query: unknown): { limit: number; before?: string } {
 const BEFORE_MESSAGE = "before must be an ISO 8601 timestamp (at most 9 fractional digits), such as a receipt's created_at";
 
 export function registerReceiptsRoutes(app: FastifyInstance, deps: GatewayDeps): void {
-  app.get('/v1/receipts', async (request): Promise<ReceiptList> => {
+  app.get('/receipts', async (request): Promise<ReceiptList> => {
     const key = authenticatedKey(request);
     const page = await deps.store.listReceipts(key.accountId, parseQuery(request.query));
     return { object: 'list', data: page.data.map(renderReceipt), has_more: page.hasMore };
   });
 
-  app.get('/v1/receipts/:id', async (request): Promise<Receipt> => {
+  app.get('/receipts/:id', async (request): Promise<Receipt> => {
     const { id } = request.params as { id: string };
     const receipt = await deps.store.getReceipt(authenticatedKey(request).accountId, id);
     if (!receipt) throw new GatewayError('not_found', `No receipt ${id} on this account.`);

@@ -1,29 +1,27 @@
 import type { FastifyRequest } from 'fastify';
-import type { MeteredRequest } from '../billing/request-meter.ts';
 import type { ApiKeyRecord } from '../storage/records.ts';
+import type { RequestLifecycle } from './request-lifecycle.ts';
 
 export type WireFormat = 'openai' | 'anthropic';
 
-/** Per-route options read by the shared hooks. */
+/** Per-route options read by the shared error handling. */
 export interface RouteOptions {
   /** Which error body the route's clients parse. */
   wire?: WireFormat;
-  /** Public routes (health) skip API-key auth. */
+  /**
+   * Read by nothing: a route is public by being registered outside the /v1 key scopes (v1-api.ts).
+   * Kept only while the OpenAPI route still sets it.
+   */
   public?: boolean;
-  /** Billable routes get a receipt for every authenticated request. */
-  billable?: string;
-  /** Counted by the key's rate limit without a receipt of their own (fix quotes and runs). */
-  rateLimited?: boolean;
-  /** Console routes: authenticated by session cookie, never by API key (http/console). */
-  console?: boolean;
 }
 
 declare module 'fastify' {
   interface FastifyRequest {
     requestId: string;
-    receiptId: string;
+    /** Set by the /v1 key scopes' hook (v1-api.ts). */
     apiKey: ApiKeyRecord | null;
-    metered: MeteredRequest | null;
+    /** Model requests only: their one metered lifecycle (request-lifecycle.ts). */
+    lifecycle: RequestLifecycle | null;
   }
   // eslint-disable-next-line @typescript-eslint/no-empty-object-type -- declaration merging adds the route options to Fastify's config
   interface FastifyContextConfig extends RouteOptions {}
@@ -33,6 +31,7 @@ export function routeOptions(request: FastifyRequest): RouteOptions {
   return (request.routeOptions.config ?? {}) as RouteOptions;
 }
 
+/** The key of a request under /v1: its scope's hook authenticated it before the handler runs. */
 export function authenticatedKey(request: FastifyRequest): ApiKeyRecord {
   return request.apiKey!;
 }

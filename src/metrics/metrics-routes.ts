@@ -5,7 +5,7 @@ import type { GatewayMetrics } from './gateway-metrics.ts';
 
 /** GET /metrics on the main port: public (no API key), like /health. */
 export function registerMetricsRoute(app: FastifyInstance, metrics: GatewayMetrics): void {
-  app.get('/metrics', { config: { public: true } }, async (_request, reply) => {
+  app.get('/metrics', async (_request, reply) => {
     reply.header('content-type', metrics.contentType).header('cache-control', 'no-store');
     return metrics.render();
   });

@@ -41,10 +41,14 @@ function recordFailure(caller: CandidateCaller, model: ModelConfig, error: unkno
   caller.attempts.push(attempt);
 }
 
-/** Whether to call `model`; a cooled-down one is listed as skipped instead. */
+/**
+ * Whether to call `model`; a cooled-down one is listed as skipped instead. A client gone meanwhile
+ * (the admission may wait on Redis) is not worth a call: the provider never sees the request.
+ */
 async function admitted(caller: CandidateCaller, model: ModelConfig): Promise<boolean> {
   if (!caller.health) return true;
   const admission = await caller.health.admit(model.id);
+  if (caller.signal.aborted) throw cancelled();
   if (admission.call) return true;
   const until = new Date(admission.until).toISOString();
   caller.attempts.push({

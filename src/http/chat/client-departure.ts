@@ -1,34 +1,29 @@
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { GatewayError } from '../../errors/gateway-error.ts';
-
-/** Billable requests whose handler has taken over their settlement. */
-const handled = new WeakSet<FastifyRequest>();
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { FastifyInstance } from 'fastify';
 
 /**
- * A billable request whose client leaves before its handler runs would never settle: Fastify
- * does not read the body of a connection that is gone, so neither the handler nor the error
- * handler runs, and shutdown would wait for the request forever. It has no hold yet, so it
- * settles here as cancelled, at no cost. From its preHandler on, the handler settles it.
+ * Calls `departed` once if the client goes away before its response has been written: at once
+ * when it is gone already. Registered when the request is opened, before anything is awaited, so
+ * a departure at any later point is heard.
+ *
+ * The response's own 'close' tells for a response that has its connection. A response queued
+ * behind another on its connection (HTTP pipelining) has none yet: Node never closes it when the
+ * connection drops, so the connection's 'close' is what tells then.
  */
-export function settleIfClientLeaves(request: FastifyRequest, reply: FastifyReply): void {
-  const settle = () => {
-    if (handled.has(request)) return;
-    request.metered?.settle('cancelled', 'request_cancelled').catch((error) => {
-      request.log.error({ err: error, requestId: request.requestId }, 'could not record the cancelled request');
-    });
+export function watchDeparture(request: IncomingMessage, response: ServerResponse, departed: () => void): void {
+  const socket = request.socket;
+  if (response.destroyed || socket.destroyed) {
+    departed();
+    return;
+  }
+  const closed = () => {
+    if (!response.writableFinished) departed();
   };
-  // 'close' may already have fired while the request was being authenticated.
-  if (reply.raw.destroyed) settle();
-  else reply.raw.once('close', settle);
-}
-
-/** Hands billable requests to their handler, unless the client has already left (then it settled as cancelled). */
-export function installClientDeparture(app: FastifyInstance): void {
-  app.addHook('preHandler', async (request, reply) => {
-    if (!request.metered) return;
-    if (reply.raw.destroyed) throw new GatewayError('request_cancelled', 'The client closed the connection before the request was read.');
-    handled.add(request);
-  });
+  response.once('close', closed);
+  if (response.socket !== null) return;
+  socket.once('close', closed);
+  // Its turn came and it finished: the connection's later end is no departure of this request.
+  response.once('close', () => socket.off('close', closed));
 }
 
 /**

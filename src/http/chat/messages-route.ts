@@ -5,7 +5,7 @@ import type { ModelConfig } from '../../config/schema.ts';
 import { GatewayError } from '../../errors/gateway-error.ts';
 import { parseBetas, parseMessagesRequest } from '../../formats/anthropic-messages/parse-messages-request.ts';
 import type { ModelCatalog } from '../../routing/model-catalog.ts';
-import { serveChat } from './chat-pipeline.ts';
+import { chatHandler } from './chat-pipeline.ts';
 import type { GatewayDeps } from '../gateway-deps.ts';
 import { authenticatedKey } from '../request-context.ts';
 import { anthropicMessagesWire } from '../../formats/anthropic-messages/anthropic-messages-wire.ts';
@@ -18,17 +18,17 @@ function firstCandidate(catalog: ModelCatalog, requested: string): ModelConfig {
 }
 
 /**
- * The Anthropic Messages API, for Claude Code and the Anthropic SDKs: POST /v1/messages
- * (served like a chat completion, by any candidate) and POST /v1/messages/count_tokens.
- * Claude Code adds `?beta=true`, which needs nothing here.
+ * The Anthropic Messages API, for Claude Code and the Anthropic SDKs: POST /v1/messages, served
+ * like a chat completion by any candidate, in its metered /v1 scope (v1-api.ts). Claude Code adds
+ * `?beta=true`, which needs nothing here.
  */
-export function registerMessagesRoutes(app: FastifyInstance, deps: GatewayDeps): void {
-  app.post('/v1/messages', { config: { wire: 'anthropic', billable: 'messages' } }, (request, reply) =>
-    serveChat(deps, anthropicMessagesWire, request, reply),
-  );
+export function registerMessagesRoute(scope: FastifyInstance, deps: GatewayDeps): void {
+  scope.post('/messages', { config: { wire: 'anthropic' } }, chatHandler(deps, anthropicMessagesWire));
+}
 
-  // A free estimate (Claude Code's /context): no provider call, so no receipt and no rate limit.
-  app.post('/v1/messages/count_tokens', { config: { wire: 'anthropic' } }, async (request) => {
+/** POST /v1/messages/count_tokens: a free estimate (Claude Code's /context), no provider call, so no receipt and no rate limit. */
+export function registerCountTokensRoute(scope: FastifyInstance, deps: GatewayDeps): void {
+  scope.post('/messages/count_tokens', { config: { wire: 'anthropic' } }, async (request) => {
     const key = authenticatedKey(request);
     requireScope(key, 'inference');
     const parsed = parseMessagesRequest(request.body, { betas: parseBetas(request.headers['anthropic-beta']) });

@@ -20,10 +20,6 @@ export function registerConsoleApi(app: FastifyInstance, deps: GatewayDeps): voi
   app.register(
     async (scope) => {
       scope.decorateRequest('signedIn', null);
-      // Marks every route of this scope as a console route: the API-key hook leaves it alone.
-      scope.addHook('onRoute', (route) => {
-        route.config = { ...(route.config as object), console: true };
-      });
       scope.addHook('onRequest', async (request, reply) => {
         await loadAddressTools();
         await guardConsole(deps, request, reply, request.routeOptions.config?.signIn === true);

@@ -29,7 +29,6 @@ const TYPES: Record<string, string> = { '.js': 'text/javascript; charset=utf-8',
 
 /** The console's pages: /login and /console/* get the app's one HTML page; hashed assets are cached for a year. */
 export function registerConsolePages(app: FastifyInstance): void {
-  const page = { config: { public: true } };
   let html: Promise<string> | null = null;
 
   const sendPage = async (reply: FastifyReply) => {
@@ -50,9 +49,9 @@ export function registerConsolePages(app: FastifyInstance): void {
       .send(body);
   };
 
-  app.get('/login', page, async (_request, reply) => sendPage(reply));
-  app.get('/console', page, async (_request, reply) => sendPage(reply));
-  app.get('/console/*', page, async (request, reply) => {
+  app.get('/login', async (_request, reply) => sendPage(reply));
+  app.get('/console', async (_request, reply) => sendPage(reply));
+  app.get('/console/*', async (request, reply) => {
     const path = (request.params as { '*': string })['*'];
     if (path.startsWith('api/')) throw new GatewayError('not_found', `No route GET ${request.url.split('?')[0]}.`);
     if (!path.startsWith('assets/')) return sendPage(reply);

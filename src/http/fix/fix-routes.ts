@@ -165,12 +165,37 @@ function parseAfter(request: FastifyRequest): number {
   return parsed.data ?? 0;
 }
 
-export function registerFixRoutes(app: FastifyInstance, deps: GatewayDeps): void {
-  app.get('/v1/fix/agents', async (request) => listAgents(deps, authenticatedKey(request)));
+/** The fix API's reads and cancel, in the /v1 scope of key auth alone (v1-api.ts). */
+export function registerFixReadRoutes(scope: FastifyInstance, deps: GatewayDeps): void {
+  scope.get('/fix/agents', async (request) => listAgents(deps, authenticatedKey(request)));
 
-  app.post('/v1/fix/quote', { config: { rateLimited: true } }, async (request) => quote(deps, authenticatedKey(request), request.body));
+  scope.get('/fix/runs/:id', async (request) => {
+    const run = await findRun(deps, authenticatedKey(request), (request.params as { id: string }).id);
+    return renderRun(run, await deps.store.listFixRunEvents(run.id, 0));
+  });
 
-  app.post('/v1/fix/runs', { config: { rateLimited: true } }, async (request, reply) => {
+  scope.get('/fix/runs/:id/events', async (request, reply) => {
+    const run = await findRun(deps, authenticatedKey(request), (request.params as { id: string }).id);
+    const after = parseAfter(request);
+    reply.header('x-svc-run-id', run.id);
+    return streamRun(deps, reply, run, after);
+  });
+
+  scope.post('/fix/runs/:id/cancel', async (request) => {
+    const key = authenticatedKey(request);
+    requireScope(key, 'fix');
+    const { id } = request.params as { id: string };
+    const run = await deps.fix.cancel(key.accountId, id);
+    if (!run) throw new GatewayError('not_found', `No fix run ${id} on this account.`);
+    return runView(deps, run);
+  });
+}
+
+/** Quotes and runs, counted by the key's rate limit (their /v1 scope, v1-api.ts); a run meters itself (fix-runner.ts). */
+export function registerFixRunRoutes(scope: FastifyInstance, deps: GatewayDeps): void {
+  scope.post('/fix/quote', async (request) => quote(deps, authenticatedKey(request), request.body));
+
+  scope.post('/fix/runs', async (request, reply) => {
     const key = authenticatedKey(request);
     requireScope(key, 'fix');
     const body = parseRunRequest(request.body);
@@ -179,27 +204,6 @@ export function registerFixRoutes(app: FastifyInstance, deps: GatewayDeps): void
     if (body.stream) return streamRun(deps, reply, run, 0);
     const signal = clientGone(reply);
     for await (const _event of deps.fix.follow(run, 0, signal));
-    return runView(deps, run);
-  });
-
-  app.get('/v1/fix/runs/:id', async (request) => {
-    const run = await findRun(deps, authenticatedKey(request), (request.params as { id: string }).id);
-    return renderRun(run, await deps.store.listFixRunEvents(run.id, 0));
-  });
-
-  app.get('/v1/fix/runs/:id/events', async (request, reply) => {
-    const run = await findRun(deps, authenticatedKey(request), (request.params as { id: string }).id);
-    const after = parseAfter(request);
-    reply.header('x-svc-run-id', run.id);
-    return streamRun(deps, reply, run, after);
-  });
-
-  app.post('/v1/fix/runs/:id/cancel', async (request) => {
-    const key = authenticatedKey(request);
-    requireScope(key, 'fix');
-    const { id } = request.params as { id: string };
-    const run = await deps.fix.cancel(key.accountId, id);
-    if (!run) throw new GatewayError('not_found', `No fix run ${id} on this account.`);
     return runView(deps, run);
   });
 }
