@@ -38,7 +38,11 @@ export function logDestination(): [pino.DestinationStream] | [] {
       gathering.flush();
     } catch {
       // Destroyed (the process is ending): what it held was written as it closed.
+      return;
     }
+    // sonic-boom 4 ignores a flush asked while a write is on its way, and what gathered behind
+    // that write would wait for the next line (or the exit): look again once it may be done.
+    if ((gathering as unknown as { _writing?: boolean })._writing) timer ??= setTimeout(writeGathered, GATHER_MS).unref();
   };
   // pino flushes only its asynchronous destinations on exit.
   if (file) process.once('exit', writeGathered);
