@@ -13,6 +13,7 @@ import { registerConsolePages } from './http/console/console-pages.ts';
 import { registerOpenApiRoute } from './http/openapi/openapi-route.ts';
 import { registerV1Api } from './http/v1-api.ts';
 import { jsonBodyParser, warmCountingAfter } from './http/body/parse-json-body.ts';
+import { compileBodyValidators } from './formats/body-validators.ts';
 
 /** Build the HTTP app from its dependencies. It never listens: gateway.ts and tests do that. */
 export function buildApp(deps: GatewayDeps): FastifyInstance {
@@ -71,5 +72,7 @@ export function buildApp(deps: GatewayDeps): FastifyInstance {
   registerOpenApiRoute(app);
   registerConsoleApi(app, deps);
   registerConsolePages(app);
+  // Before the app listens, not on each format's first request.
+  compileBodyValidators();
   return app;
 }

@@ -17,8 +17,7 @@ function partText(part: StreamPart): string {
       return part.name;
     case 'tool-call-delta':
       return part.argumentsDelta;
-    case 'reasoning-signature':
-    case 'reasoning-redacted':
+    case 'reasoning-end':
     case 'finish':
       return '';
   }

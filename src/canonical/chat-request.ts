@@ -50,11 +50,28 @@ export interface ToolCall {
 }
 
 /**
- * Reasoning a model produced in an earlier turn, as its provider handed it out: readable text
- * with the provider's signature over it, or an opaque redacted block. Providers that verify
- * signatures (Anthropic) need them back unchanged; others ignore them.
+ * What Anthropic attaches to a reasoning block: its signature over the text, which it needs back
+ * unchanged; or, for a block it hands out only encrypted (redacted thinking), that data, and the
+ * block has no text.
  */
-export type ReasoningBlock = { text: string; signature?: string } | { redacted: string };
+export interface AnthropicReasoning {
+  signature?: string;
+  redactedData?: string;
+}
+
+/** What only one format's providers understand on a reasoning block, keyed like PartOptions. */
+export interface ReasoningOptions {
+  anthropic?: AnthropicReasoning;
+}
+
+/**
+ * Reasoning a model produced in an earlier turn, as the client sent it back: the readable text
+ * (empty for a block its provider hid), with what its provider attached to it as options.
+ */
+export interface ReasoningBlock {
+  text: string;
+  providerOptions?: ReasoningOptions;
+}
 
 export type ChatMessage =
   | { role: 'system' | 'developer'; content: string; providerOptions?: PartOptions }

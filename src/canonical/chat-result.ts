@@ -1,4 +1,4 @@
-import type { ReasoningBlock, ToolCall } from './chat-request.ts';
+import type { ReasoningOptions, ToolCall } from './chat-request.ts';
 
 export type FinishReason = 'stop' | 'length' | 'tool_calls' | 'content_filter';
 
@@ -16,12 +16,24 @@ export interface Usage {
   reasoningTokens: number;
 }
 
+/**
+ * What a provider attached to the reasoning it produced, keyed by format (vercel/ai's
+ * providerMetadata): the same data a client sends back as a reasoning block's providerOptions.
+ */
+export type ReasoningMetadata = ReasoningOptions;
+
+/** One block of reasoning as the provider produced it: its text (empty for a hidden one) and its provider's data. */
+export interface ResultReasoningBlock {
+  text: string;
+  providerMetadata?: ReasoningMetadata;
+}
+
 export interface ChatResult {
   content: string;
   /** All reasoning text, joined. */
   reasoning?: string;
-  /** The same reasoning as the provider's blocks, with signatures, when it signs them. */
-  reasoningBlocks?: ReasoningBlock[];
+  /** The same reasoning as the provider's blocks, when it attaches data to them (Anthropic's signatures). */
+  reasoningBlocks?: ResultReasoningBlock[];
   toolCalls: ToolCall[];
   finishReason: FinishReason;
   /** The client's stop sequence that ended the answer, when the provider says which. */

@@ -1,4 +1,4 @@
-import type { FinishReason, Usage } from './chat-result.ts';
+import type { FinishReason, ReasoningMetadata, Usage } from './chat-result.ts';
 
 /**
  * One piece of a streamed answer. Providers turn their wire events into these; the HTTP
@@ -11,10 +11,12 @@ export type StreamPart =
    */
   | { type: 'text-delta'; text: string; json?: string }
   | { type: 'reasoning-delta'; text: string }
-  /** Closes the reasoning block streamed so far with the provider's signature over it. */
-  | { type: 'reasoning-signature'; signature: string }
-  /** A reasoning block the provider only hands out encrypted. */
-  | { type: 'reasoning-redacted'; data: string }
+  /**
+   * A reasoning block ends: the reasoning streamed since the previous block ended (none for a
+   * block its provider hid), with what the provider attached to it (Anthropic's signature or
+   * redacted data). Providers that attach nothing need not send it.
+   */
+  | { type: 'reasoning-end'; providerMetadata?: ReasoningMetadata }
   /** A tool call begins; `index` orders calls within the answer (0, 1, ...). */
   | { type: 'tool-call-start'; index: number; id: string; name: string }
   | { type: 'tool-call-delta'; index: number; argumentsDelta: string }

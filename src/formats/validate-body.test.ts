@@ -142,3 +142,19 @@ test('the readers name the field as they always have', () => {
       message,
     );
 });
+
+test('compile() does ahead what the first body would, once; the checker answers the same after it', () => {
+  const validate = bodyValidator(object({ name: string({ notEmpty: true }) }));
+  assert.equal(validate.compiled(), false, 'nothing is compiled until asked');
+  validate.compile();
+  assert.equal(validate.compiled(), true);
+  validate.compile();
+  assert.deepEqual(validate({ name: 'n' }), { name: 'n' });
+  assert.equal(
+    messageOf(() => validate({ name: '' })),
+    'name must be a non-empty string',
+  );
+  const lazy = bodyValidator(object({ name: string() }));
+  assert.deepEqual(lazy({ name: 'n' }), { name: 'n' });
+  assert.equal(lazy.compiled(), true, 'or on first use, as before');
+});

@@ -85,20 +85,36 @@ function withSharedDefinitions(root: Schema, originals: Map<object, Schema>): Sc
   return top;
 }
 
-/** A checker of one body schema, compiled on first use: the body, typed by the schema, or invalid_request. */
-export function bodyValidator<S extends Schema>(schema: S): (body: unknown) => Infer<S> {
+/** A checker of one body schema: the body, typed by the schema, or invalid_request. */
+export interface BodyValidator<T> {
+  (body: unknown): T;
+  /**
+   * Compiles now what the first body would otherwise wait for (tens of milliseconds), once per
+   * process: the app does it at start. The check of a refused body's message stays lazy.
+   */
+  compile(): void;
+  /** Whether it is compiled already. */
+  compiled(): boolean;
+}
+
+/** A checker of one body schema, compiled by `compile()` or else on first use. */
+export function bodyValidator<S extends Schema>(schema: S): BodyValidator<Infer<S>> {
   const originals = new Map<object, Schema>();
-  let compiled: Schema | undefined;
+  let shared: Schema | undefined;
   let validate: ValidateFunction | undefined;
   let explain: ValidateFunction | undefined;
-  return (body) => {
-    compiled ??= withSharedDefinitions(schema, originals);
-    validate ??= compiler(false).compile(compiled);
-    if (validate(body)) return body as Infer<S>;
-    explain ??= compiler(true).compile(compiled);
+  const compile = (): ValidateFunction => {
+    shared ??= withSharedDefinitions(schema, originals);
+    validate ??= compiler(false).compile(shared);
+    return validate;
+  };
+  const check = (body: unknown): Infer<S> => {
+    if ((validate ?? compile())(body)) return body as Infer<S>;
+    explain ??= compiler(true).compile(shared!);
     explain(body);
     return invalid(describeFailure(originals, body, explain.errors ?? []));
   };
+  return Object.assign(check, { compile: () => void compile(), compiled: () => validate !== undefined });
 }
 
 const unescape = (part: string) => part.replace(/~1/g, '/').replace(/~0/g, '~');

@@ -8,11 +8,6 @@ export type WireFormat = 'openai' | 'anthropic';
 export interface RouteOptions {
   /** Which error body the route's clients parse. */
   wire?: WireFormat;
-  /**
-   * Read by nothing: a route is public by being registered outside the /v1 key scopes (v1-api.ts).
-   * Kept only while the OpenAPI route still sets it.
-   */
-  public?: boolean;
 }
 
 declare module 'fastify' {

@@ -1,4 +1,4 @@
-import type { ChatMessage, ImagePart, PartOptions, TextPart, ToolCall } from '../canonical/chat-request.ts';
+import type { ChatMessage, ImagePart, PartOptions, ReasoningBlock, TextPart, ToolCall } from '../canonical/chat-request.ts';
 import type { FinishReason, Usage } from '../canonical/chat-result.ts';
 import type { StreamPart } from '../canonical/stream-part.ts';
 
@@ -23,6 +23,21 @@ export const textDeltas = (...texts: string[]): StreamPart[] => texts.map((text)
 
 /** One reasoning delta a text, in order. */
 export const reasoningDeltas = (...texts: string[]): StreamPart[] => texts.map((text) => ({ type: 'reasoning-delta', text }));
+
+/** The end of a reasoning block Anthropic signed, as streamed. */
+export const signedReasoningEnd = (signature: string): StreamPart => ({ type: 'reasoning-end', providerMetadata: { anthropic: { signature } } });
+
+/** A block of redacted thinking, as streamed: a reasoning block with no text that ends at once. */
+export const redactedReasoningEnd = (redactedData: string): StreamPart => ({
+  type: 'reasoning-end',
+  providerMetadata: { anthropic: { redactedData } },
+});
+
+/** Reasoning sent back with Anthropic's signature over it. */
+export const signedReasoning = (text: string, signature: string): ReasoningBlock => ({ text, providerOptions: { anthropic: { signature } } });
+
+/** Redacted thinking sent back: no text, Anthropic's encrypted data. */
+export const redactedReasoning = (redactedData: string): ReasoningBlock => ({ text: '', providerOptions: { anthropic: { redactedData } } });
 
 /** A tool call as streamed: its start, then one delta a fragment of its arguments. */
 export const toolCallParts = (index: number, id: string, name: string, ...argumentsDeltas: string[]): StreamPart[] => [

@@ -63,7 +63,7 @@ function collectInput(request: ChatRequest): Omit<InputMeasure, 'textBytes'> {
       case 'assistant':
         texts.push(message.content ?? '');
         // Signed reasoning sent back is prompt again (redacted blocks carry no countable text).
-        for (const block of message.reasoning ?? []) if ('text' in block) texts.push(block.text);
+        for (const block of message.reasoning ?? []) texts.push(block.text);
         for (const call of message.toolCalls ?? []) {
           texts.push(call.name, call.arguments);
           framingTokens += PER_TOOL_CALL_OVERHEAD;

@@ -106,6 +106,10 @@ function contentBlocks(reply: ResolvedReply): Block[] {
       ],
     });
   }
+  if (reply.redactedThinking !== undefined) {
+    const block = { type: 'redacted_thinking', data: reply.redactedThinking };
+    blocks.push({ complete: block, start: block, startIsContent: false, deltas: [] });
+  }
   if (reply.text !== '' || (reply.reasoning === '' && reply.toolCalls.length === 0)) {
     blocks.push({
       complete: { type: 'text', text: reply.text },

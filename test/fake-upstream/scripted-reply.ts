@@ -6,6 +6,8 @@ export interface ScriptedReply {
   reasoning?: string;
   /** Anthropic thinking-block signature; a fixed fake one when absent. */
   signature?: string;
+  /** Anthropic format: a redacted_thinking block with this data, after the thinking. */
+  redactedThinking?: string;
   toolCalls?: ScriptedToolCall[];
   /**
    * Token counts in the gateway's canonical sense: `prompt` counts every prompt token,
@@ -72,6 +74,7 @@ export interface ResolvedReply {
   text: string;
   reasoning: string;
   signature: string;
+  redactedThinking?: string;
   toolCalls: Array<{ id: string; name: string; arguments: string }>;
   usage: ResolvedUsage;
   finishReason: string;
@@ -109,6 +112,7 @@ export function resolveReply(reply: ScriptedReply, model: string, requestBody: R
     text,
     reasoning,
     signature: reply.signature ?? 'fake-signature-EqQBCgIYAhIM',
+    ...(reply.redactedThinking === undefined ? {} : { redactedThinking: reply.redactedThinking }),
     toolCalls,
     usage: {
       prompt: reply.usage?.prompt ?? format.countPromptTokens(requestBody),

@@ -1,6 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { StreamPart } from '../../canonical/stream-part.ts';
+import { redactedReasoningEnd, signedReasoningEnd } from '../../testing/canonical-builders.ts';
 import type { AnthropicStreamEvent } from './anthropic-wire-types.ts';
 import { AnthropicStreamState } from './convert-from-anthropic-events.ts';
 import { AnthropicFormatError, AnthropicStreamInterrupted } from './anthropic-format-errors.ts';
@@ -112,11 +113,7 @@ test('turns thinking into reasoning with its signature, keeps redacted thinking,
     { type: 'message_delta', delta: { stop_reason: 'max_tokens' }, usage: { output_tokens: 9 } },
     { type: 'message_stop' },
   ]);
-  assert.deepEqual(parts.slice(0, -1), [
-    { type: 'reasoning-delta', text: 'hmm' },
-    { type: 'reasoning-signature', signature: 'sig' },
-    { type: 'reasoning-redacted', data: 'xyz' },
-  ]);
+  assert.deepEqual(parts.slice(0, -1), [{ type: 'reasoning-delta', text: 'hmm' }, signedReasoningEnd('sig'), redactedReasoningEnd('xyz')]);
   assert.equal((parts.at(-1) as { finishReason: string }).finishReason, 'length');
 });
 

@@ -84,7 +84,8 @@ export class AnthropicStreamState {
         return [{ type: 'tool-call-start', index: toolIndex, id: block.id, name: block.name }];
       }
       case 'redacted_thinking':
-        return typeof block.data === 'string' ? [{ type: 'reasoning-redacted', data: block.data }] : [];
+        // A whole block in its start event: it ends there.
+        return typeof block.data === 'string' ? [{ type: 'reasoning-end', providerMetadata: { anthropic: { redactedData: block.data } } }] : [];
       default:
         // Server tool blocks carry nothing the canonical parts can hold.
         return [];
@@ -107,7 +108,8 @@ export class AnthropicStreamState {
         return [{ type: 'tool-call-delta', index: toolIndex, argumentsDelta }];
       }
       case 'signature_delta':
-        return [{ type: 'reasoning-signature', signature: stringField(delta, 'signature') }];
+        // The signature is a thinking block's last delta.
+        return [{ type: 'reasoning-end', providerMetadata: { anthropic: { signature: stringField(delta, 'signature') } } }];
       default:
         // citations_delta has no canonical counterpart.
         return [];

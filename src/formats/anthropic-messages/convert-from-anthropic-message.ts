@@ -1,5 +1,5 @@
-import type { ReasoningBlock, ToolCall } from '../../canonical/chat-request.ts';
-import type { ChatResult } from '../../canonical/chat-result.ts';
+import type { ToolCall } from '../../canonical/chat-request.ts';
+import type { ChatResult, ResultReasoningBlock } from '../../canonical/chat-result.ts';
 import { isRecord, type AnthropicUsage } from './anthropic-wire-types.ts';
 import { AnthropicFormatError } from './anthropic-format-errors.ts';
 import { mapAnthropicStopReason } from './map-anthropic-stop-reason.ts';
@@ -7,14 +7,14 @@ import { mapAnthropicUsage } from './map-anthropic-usage.ts';
 
 /**
  * A non-streaming Messages API answer -> canonical result; AnthropicFormatError when it does
- * not have the documented shape. Thinking keeps its signature; block types this adapter does not know (server tools) are skipped.
+ * not have the documented shape. Thinking keeps its signature and redacted thinking its data, as Anthropic metadata; block types this adapter does not know (server tools) are skipped.
  * https://docs.anthropic.com/en/api/messages#response-content
  */
 export function convertFromAnthropicMessage(body: unknown): ChatResult {
   if (!isRecord(body) || !Array.isArray(body.content)) throw new AnthropicFormatError('no content array');
   let text = '';
   let reasoning: string | undefined;
-  const reasoningBlocks: ReasoningBlock[] = [];
+  const reasoningBlocks: ResultReasoningBlock[] = [];
   const toolCalls: ToolCall[] = [];
   for (const block of body.content) {
     if (!isRecord(block)) throw new AnthropicFormatError('a content block is not an object');
@@ -24,9 +24,13 @@ export function convertFromAnthropicMessage(body: unknown): ChatResult {
     } else if (block.type === 'thinking') {
       if (typeof block.thinking !== 'string') throw new AnthropicFormatError('thinking block without thinking');
       reasoning = (reasoning ?? '') + block.thinking;
-      reasoningBlocks.push(typeof block.signature === 'string' ? { text: block.thinking, signature: block.signature } : { text: block.thinking });
+      reasoningBlocks.push(
+        typeof block.signature === 'string'
+          ? { text: block.thinking, providerMetadata: { anthropic: { signature: block.signature } } }
+          : { text: block.thinking },
+      );
     } else if (block.type === 'redacted_thinking') {
-      if (typeof block.data === 'string') reasoningBlocks.push({ redacted: block.data });
+      if (typeof block.data === 'string') reasoningBlocks.push({ text: '', providerMetadata: { anthropic: { redactedData: block.data } } });
     } else if (block.type === 'tool_use') {
       if (typeof block.id !== 'string' || typeof block.name !== 'string') throw new AnthropicFormatError('tool_use block without id or name');
       toolCalls.push({ id: block.id, name: block.name, arguments: JSON.stringify(block.input ?? {}) });

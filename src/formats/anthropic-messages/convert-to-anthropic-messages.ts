@@ -94,8 +94,9 @@ function convertToolCall(call: ToolCall): AnthropicRequestBlock {
 
 /** Reasoning without a signature came from another provider; Anthropic would reject it, so it stays behind. */
 function convertReasoning(block: ReasoningBlock): AnthropicRequestBlock[] {
-  if ('redacted' in block) return [{ type: 'redacted_thinking', data: block.redacted }];
-  return block.signature ? [{ type: 'thinking', thinking: block.text, signature: block.signature }] : [];
+  const anthropic = block.providerOptions?.anthropic;
+  if (anthropic?.redactedData !== undefined) return [{ type: 'redacted_thinking', data: anthropic.redactedData }];
+  return anthropic?.signature ? [{ type: 'thinking', thinking: block.text, signature: anthropic.signature }] : [];
 }
 
 /**

@@ -1,7 +1,7 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { ChatMessage } from '../../canonical/chat-request.ts';
-import { image, text, toolCall, toolResult } from '../../testing/canonical-builders.ts';
+import { image, redactedReasoning, signedReasoning, text, toolCall, toolResult } from '../../testing/canonical-builders.ts';
 import { convertToAnthropicRequest } from './convert-to-anthropic-request.ts';
 import { convert, user } from './anthropic-request-test-kit.ts';
 import { base64Image } from './anthropic-wire-test-kit.ts';
@@ -144,7 +144,7 @@ describe('what Anthropic clients send, sent back exactly', () => {
     const body = convert({
       messages: [
         user('q'),
-        { role: 'assistant', content: 'a', reasoning: [{ text: 't1', signature: 's1' }, { redacted: 'r' }, { text: 'unsigned' }] },
+        { role: 'assistant', content: 'a', reasoning: [signedReasoning('t1', 's1'), redactedReasoning('r'), { text: 'unsigned' }] },
         user('q2'),
       ],
     });
@@ -156,7 +156,7 @@ describe('what Anthropic clients send, sent back exactly', () => {
   });
 
   test('an assistant prefill keeps its thinking only when thinking is on', () => {
-    const messages: ChatMessage[] = [user('q'), { role: 'assistant', content: 'The answer is', reasoning: [{ text: 't', signature: 's' }] }];
+    const messages: ChatMessage[] = [user('q'), { role: 'assistant', content: 'The answer is', reasoning: [signedReasoning('t', 's')] }];
     assert.deepEqual(convert({ messages }).messages[1]!.content, [{ type: 'text', text: 'The answer is' }]);
     assert.deepEqual(
       convert({ messages }, { reasoningEffort: 'low' }).messages[1]!.content.map((block) => block.type),
@@ -214,7 +214,7 @@ describe('thinking budget', () => {
         role: 'assistant',
         content: null,
         toolCalls: [{ id: 't1', name: 'f', arguments: '{}' }],
-        reasoning: [{ text: 'I should call f.', signature: 'sig' }],
+        reasoning: [signedReasoning('I should call f.', 'sig')],
       },
       { role: 'tool', toolCallId: 't1', content: 'sunny' },
     ];
@@ -223,7 +223,7 @@ describe('thinking budget', () => {
     assert.deepEqual(body.messages[1]!.content[0], { type: 'thinking', thinking: 'I should call f.', signature: 'sig' });
     const redacted: ChatMessage[] = [
       signedLoop[0]!,
-      { ...(signedLoop[1] as object), reasoning: [{ redacted: 'opaque' }] } as ChatMessage,
+      { ...(signedLoop[1] as object), reasoning: [redactedReasoning('opaque')] } as ChatMessage,
       signedLoop[2]!,
     ];
     assert.ok(convert({ messages: redacted }, { reasoningEffort: 'medium' }).thinking);

@@ -2,7 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { GatewayError } from '../../errors/gateway-error.ts';
 import type { StreamPart } from '../../canonical/stream-part.ts';
-import { finish, reasoningDeltas, textDeltas, toolCallParts } from '../../testing/canonical-builders.ts';
+import { finish, reasoningDeltas, redactedReasoningEnd, signedReasoningEnd, textDeltas, toolCallParts } from '../../testing/canonical-builders.ts';
 import { MessageStreamEncoder } from './message-stream-encoder.ts';
 
 const usage = { inputTokens: 120, cachedInputTokens: 100, cacheWriteTokens: 0, outputTokens: 30, reasoningTokens: 0 };
@@ -31,7 +31,7 @@ test('thinking, text and two tool uses: blocks numbered in order, each started, 
   const list = events(
     encode([
       ...reasoningDeltas('Hm', 'm.'),
-      { type: 'reasoning-signature', signature: 'sig' },
+      signedReasoningEnd('sig'),
       ...textDeltas('Checking', ''),
       ...toolCallParts(0, 'toolu_a', 'Read', '{"path":', '"a"}'),
       ...toolCallParts(1, 'toolu_b', 'Bash', '{}'),
@@ -86,10 +86,10 @@ test('a signature closes its thinking block: later reasoning opens a new one; re
   const list = events(
     encode([
       ...reasoningDeltas('a'),
-      { type: 'reasoning-signature', signature: 's1' },
-      { type: 'reasoning-redacted', data: 'opaque' },
+      signedReasoningEnd('s1'),
+      redactedReasoningEnd('opaque'),
       ...reasoningDeltas('b'),
-      { type: 'reasoning-signature', signature: 's2' },
+      signedReasoningEnd('s2'),
       ...textDeltas('x'),
       finish('stop', { stopSequence: 'END' }),
     ]),

@@ -1,10 +1,11 @@
 import type { GatewayError } from '../../errors/gateway-error.ts';
 import { renderAnthropicError } from '../../errors/render-error.ts';
+import type { AnthropicReasoning } from '../../canonical/chat-request.ts';
 import type { Usage } from '../../canonical/chat-result.ts';
 import type { StreamPart } from '../../canonical/stream-part.ts';
 import { renderAnthropicUsage, renderStopReason } from './render-message.ts';
 
-type OpenBlock = { kind: 'text' | 'tool' | 'redacted'; index: number } | { kind: 'thinking'; index: number; signed: boolean };
+type OpenBlock = { kind: 'text' | 'tool' | 'thinking' | 'redacted'; index: number };
 
 function event(type: string, payload: Record<string, unknown> = {}): string {
   return `event: ${type}\ndata: ${JSON.stringify({ type, ...payload })}\n\n`;
@@ -62,15 +63,8 @@ export class MessageStreamEncoder {
       case 'reasoning-delta':
         if (part.text === '') return '';
         return this.ensureThinking() + this.delta({ type: 'thinking_delta', thinking: part.text });
-      case 'reasoning-signature': {
-        const opening = this.ensureThinking();
-        (this.open as { signed: boolean }).signed = true;
-        return opening + this.delta({ type: 'signature_delta', signature: part.signature });
-      }
-      case 'reasoning-redacted':
-        return (
-          this.close() + this.startBlock({ kind: 'redacted', index: this.nextIndex }, { type: 'redacted_thinking', data: part.data }) + this.close()
-        );
+      case 'reasoning-end':
+        return this.endThinking(part.providerMetadata?.anthropic);
       case 'tool-call-start': {
         const index = this.nextIndex;
         this.toolBlocks.set(part.index, index);
@@ -116,12 +110,24 @@ export class MessageStreamEncoder {
     return this.close() + this.startBlock({ kind, index: this.nextIndex }, contentBlock);
   }
 
-  /** Reasoning after a signature is a new thinking block: a signature closes the one before. */
   private ensureThinking(): string {
-    if (this.open?.kind === 'thinking' && !this.open.signed) return '';
-    return (
-      this.close() + this.startBlock({ kind: 'thinking', index: this.nextIndex, signed: false }, { type: 'thinking', thinking: '', signature: '' })
-    );
+    if (this.open?.kind === 'thinking') return '';
+    return this.close() + this.startBlock({ kind: 'thinking', index: this.nextIndex }, { type: 'thinking', thinking: '', signature: '' });
+  }
+
+  /**
+   * A reasoning block ends: a signed one with its signature, a redacted one as a block of its
+   * own; reasoning after it opens a new thinking block.
+   */
+  private endThinking(anthropic: AnthropicReasoning | undefined): string {
+    if (anthropic?.redactedData !== undefined)
+      return (
+        this.close() +
+        this.startBlock({ kind: 'redacted', index: this.nextIndex }, { type: 'redacted_thinking', data: anthropic.redactedData }) +
+        this.close()
+      );
+    if (anthropic?.signature === undefined) return this.open?.kind === 'thinking' ? this.close() : '';
+    return this.ensureThinking() + this.delta({ type: 'signature_delta', signature: anthropic.signature }) + this.close();
   }
 
   private close(): string {

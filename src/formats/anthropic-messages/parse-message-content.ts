@@ -67,10 +67,14 @@ function assistantMessage(content: AssistantContent): ChatMessage {
         text = (text ?? '') + block.text;
         break;
       case 'thinking':
-        reasoning.push(typeof block.signature === 'string' ? { text: block.thinking, signature: block.signature } : { text: block.thinking });
+        reasoning.push(
+          typeof block.signature === 'string'
+            ? { text: block.thinking, providerOptions: { anthropic: { signature: block.signature } } }
+            : { text: block.thinking },
+        );
         break;
       case 'redacted_thinking':
-        reasoning.push({ redacted: block.data });
+        reasoning.push({ text: '', providerOptions: { anthropic: { redactedData: block.data } } });
         break;
       case 'tool_use':
         toolCalls.push({ id: block.id, name: block.name, arguments: JSON.stringify(block.input ?? {}) });

@@ -1,7 +1,7 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { GatewayError } from '../../errors/gateway-error.ts';
-import { image, text, toolResult } from '../../testing/canonical-builders.ts';
+import { image, redactedReasoning, signedReasoning, text, toolResult } from '../../testing/canonical-builders.ts';
 import { parseBetas, parseMessagesRequest } from './parse-messages-request.ts';
 import { base64Image, urlImage } from './anthropic-wire-test-kit.ts';
 
@@ -72,7 +72,7 @@ describe('messages', () => {
         role: 'assistant',
         content: 'Reading it.',
         toolCalls: [{ id: 'toolu_1', name: 'Read', arguments: '{"path":"a.png"}' }],
-        reasoning: [{ text: 'Let me look.', signature: 'sig-1' }, { redacted: 'opaque' }],
+        reasoning: [signedReasoning('Let me look.', 'sig-1'), redactedReasoning('opaque')],
       },
       toolResult('toolu_1', [text('an image:'), image('data:image/png;base64,AAAA')], { providerOptions: { anthropic: { cacheControl: cache } } }),
       { role: 'user', content: [text('<system-reminder>x</system-reminder>')] },

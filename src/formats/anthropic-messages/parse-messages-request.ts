@@ -14,7 +14,8 @@ export interface ParsedMessagesRequest {
   request: ChatRequest;
 }
 
-const readBody = bodyValidator(messagesRequestSchema);
+/** The Messages body checker (compiled at start, see body-validators.ts). */
+export const readMessagesBody = bodyValidator(messagesRequestSchema);
 /** Fields read here; every other field passes through, for an Anthropic model to get as sent (top_k is checked first). */
 const KNOWN_FIELDS = fieldsOf(messagesRequestSchema, ['top_k']);
 
@@ -100,7 +101,7 @@ export function parseBetas(header: string | string[] | undefined): string[] | un
 
 /** Validate an Anthropic Messages body and translate it to the canonical request. */
 export function parseMessagesRequest(raw: unknown, options: { betas?: string[] } = {}): ParsedMessagesRequest {
-  const body = readBody(raw);
+  const body = readMessagesBody(raw);
   const fields: Record<string, unknown> = {};
   for (const key in body) if (!KNOWN_FIELDS.has(key)) fields[key] = (body as Record<string, unknown>)[key];
   const outputRest = outputConfigRest(body.output_config);

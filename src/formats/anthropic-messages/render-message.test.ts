@@ -13,7 +13,10 @@ test('thinking with signatures, text and tool uses, in that order, with cache-aw
     result: {
       content: 'Checking.',
       reasoning: 'Hmm.',
-      reasoningBlocks: [{ text: 'Hmm.', signature: 'sig' }, { redacted: 'opaque' }],
+      reasoningBlocks: [
+        { text: 'Hmm.', providerMetadata: { anthropic: { signature: 'sig' } } },
+        { text: '', providerMetadata: { anthropic: { redactedData: 'opaque' } } },
+      ],
       toolCalls: [
         { id: 'toolu_1', name: 'Read', arguments: '{"path":"a.ts"}' },
         { id: 'call_2', name: 'Bash', arguments: 'not json' },

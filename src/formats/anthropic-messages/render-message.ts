@@ -1,5 +1,4 @@
-import type { ReasoningBlock } from '../../canonical/chat-request.ts';
-import type { ChatResult, FinishReason, Usage } from '../../canonical/chat-result.ts';
+import type { ChatResult, FinishReason, ResultReasoningBlock, Usage } from '../../canonical/chat-result.ts';
 
 /**
  * Canonical finish reason -> Anthropic stop_reason.
@@ -38,10 +37,17 @@ export function toolInput(argumentsText: string): Record<string, unknown> {
   }
 }
 
-function thinkingBlocks(result: ChatResult): ReasoningBlock[] {
+function thinkingBlocks(result: ChatResult): ResultReasoningBlock[] {
   if (result.reasoningBlocks?.length) return result.reasoningBlocks;
   // Reasoning from a provider that does not sign it (OpenAI-compatible) is shown, unsigned.
   return result.reasoning ? [{ text: result.reasoning }] : [];
+}
+
+/** Anthropic's own data goes back as it came: a redacted block, or thinking with its signature ("" when unsigned). */
+function thinkingBlock(block: ResultReasoningBlock): Record<string, unknown> {
+  const anthropic = block.providerMetadata?.anthropic;
+  if (anthropic?.redactedData !== undefined) return { type: 'redacted_thinking', data: anthropic.redactedData };
+  return { type: 'thinking', thinking: block.text, signature: anthropic?.signature ?? '' };
 }
 
 /** Anthropic's message id for a request id: `req_<id>` -> `msg_<id>`. */
@@ -52,11 +58,7 @@ export function messageId(requestId: string): string {
 /** A non-streaming Messages API answer. https://docs.anthropic.com/en/api/messages#response */
 export function renderMessage(options: { id: string; model: string; result: ChatResult; usage: Usage }) {
   const { result } = options;
-  const content: Array<Record<string, unknown>> = thinkingBlocks(result).map((block) =>
-    'redacted' in block
-      ? { type: 'redacted_thinking', data: block.redacted }
-      : { type: 'thinking', thinking: block.text, signature: block.signature ?? '' },
-  );
+  const content: Array<Record<string, unknown>> = thinkingBlocks(result).map(thinkingBlock);
   if (result.content !== '') content.push({ type: 'text', text: result.content });
   for (const call of result.toolCalls) content.push({ type: 'tool_use', id: call.id, name: call.name, input: toolInput(call.arguments) });
   return {

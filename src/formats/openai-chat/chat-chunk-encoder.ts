@@ -45,9 +45,8 @@ export class ChatChunkEncoder {
         });
       case 'tool-call-delta':
         return part.argumentsDelta ? this.delta({ tool_calls: [{ index: part.index, function: { arguments: part.argumentsDelta } }] }) : '';
-      case 'reasoning-signature':
-      case 'reasoning-redacted':
-        // Signatures only mean something to the provider that made them; OpenAI has no field for them.
+      case 'reasoning-end':
+        // What a provider attached to its reasoning (signatures) means something to it alone; OpenAI has no field for it.
         return '';
       case 'finish':
         return this.delta({}, part.finishReason);

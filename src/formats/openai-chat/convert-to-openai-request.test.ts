@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import type { ModelConfig } from '../../config/schema.ts';
 import type { ChatRequest } from '../../canonical/chat-request.ts';
 import type { ProviderCall } from '../../providers/provider.ts';
-import { image, text, toolCall, toolResult } from '../../testing/canonical-builders.ts';
+import { image, redactedReasoning, signedReasoning, text, toolCall, toolResult } from '../../testing/canonical-builders.ts';
 import { convertToOpenAIRequest } from './convert-to-openai-request.ts';
 
 const model = { upstream: 'alpha', capabilities: { tools: true, vision: true, reasoning: false } } as ModelConfig;
@@ -48,7 +48,7 @@ describe('a request that came in the Anthropic format', () => {
         {
           role: 'assistant',
           content: 'a',
-          reasoning: [{ text: 't', signature: 's' }, { redacted: 'r' }],
+          reasoning: [signedReasoning('t', 's'), redactedReasoning('r')],
           providerOptions: { anthropic: { cacheControl: cache } },
         },
       ],

@@ -28,7 +28,8 @@ export interface ParsedChatCompletion {
   request: ChatRequest;
 }
 
-const readBody = bodyValidator(chatCompletionRequestSchema);
+/** The chat-completions body checker (compiled at start, see body-validators.ts). */
+export const readChatCompletionBody = bodyValidator(chatCompletionRequestSchema);
 const KNOWN_FIELDS = fieldsOf(chatCompletionRequestSchema);
 
 const EFFORTS: Record<string, ReasoningEffort> = { low: 'low', medium: 'medium', xhigh: 'xhigh', high: 'xhigh' };
@@ -98,7 +99,7 @@ const stop = (value: string | string[] | null | undefined) => (typeof value === 
 
 /** Validate an OpenAI chat-completions body and translate it to the canonical request. */
 export function parseChatCompletionRequest(raw: unknown): ParsedChatCompletion {
-  const body = readBody(raw);
+  const body = readChatCompletionBody(raw);
   const fields: Record<string, unknown> = {};
   for (const key in body) if (!KNOWN_FIELDS.has(key)) fields[key] = (body as Record<string, unknown>)[key];
 

@@ -33,7 +33,8 @@ export interface ParsedResponsesRequest {
 
 type Effort = NonNullable<ChatRequest['reasoningEffort']>;
 
-const readBody = bodyValidator(responsesRequestSchema);
+/** The Responses body checker (compiled at start, see body-validators.ts). */
+export const readResponsesBody = bodyValidator(responsesRequestSchema);
 
 /** Responses efforts -> gateway levels; minimal has no level of its own, low is the closest. */
 const EFFORTS: Record<string, Effort> = {
@@ -65,7 +66,7 @@ const CHAT_TWINS = ['user', 'safety_identifier', 'prompt_cache_key'] as const;
 
 /** Validate a Responses API body and translate it to the canonical request. */
 export function parseResponsesRequest(raw: unknown): ParsedResponsesRequest {
-  const body = readBody(raw);
+  const body = readResponsesBody(raw);
   const instructions = body.instructions ?? undefined;
   const messages = translateInput(body.input, instructions);
   if (!messages.some((message) => message.role !== 'system' && message.role !== 'developer')) {

@@ -2,7 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { ChatResult, Usage } from '../../canonical/chat-result.ts';
 import type { StreamPart } from '../../canonical/stream-part.ts';
-import { finish, reasoningDeltas, textDeltas, toolCallParts } from '../../testing/canonical-builders.ts';
+import { finish, reasoningDeltas, signedReasoningEnd, textDeltas, toolCallParts } from '../../testing/canonical-builders.ts';
 import { parseResponsesRequest } from './parse-responses-request.ts';
 import { renderResponse } from './render-response.ts';
 import { ResponsesStreamEncoder } from './responses-stream-encoder.ts';
@@ -85,7 +85,7 @@ test('a text answer: the exact event sequence, sequence numbers from 0, complete
 test('reasoning summary, text and both kinds of tool call: output indexes in order, the same output as non-streaming', () => {
   const parts: StreamPart[] = [
     ...reasoningDeltas('Let me ', 'look.'),
-    { type: 'reasoning-signature', signature: 'sig' },
+    signedReasoningEnd('sig'),
     ...textDeltas('Checking.'),
     ...toolCallParts(0, 'call_1', 'shell', '{"command":', '["ls"]}'),
     ...toolCallParts(1, 'call_2', 'apply_patch', '{"input":"*** Begin', ' Patch"}'),

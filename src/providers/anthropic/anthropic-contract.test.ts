@@ -1,4 +1,4 @@
-import { finish, reasoningDeltas, textDeltas, toolCallParts, usage } from '../../testing/canonical-builders.ts';
+import { finish, reasoningDeltas, signedReasoningEnd, textDeltas, toolCallParts, usage } from '../../testing/canonical-builders.ts';
 import { oneModelConfig, runFixtureReplays, runProviderContract, type ContractSubject } from '../../testing/provider-contract.ts';
 import { createAnthropicProvider } from './anthropic-provider.ts';
 
@@ -46,7 +46,7 @@ runFixtureReplays(
       fixture: 'anthropic-thinking-signature-delta',
       parts: [
         ...reasoningDeltas('Compare the tenths:', ' 8 > 1.'),
-        { type: 'reasoning-signature', signature: 'EqQBCgIYAhIM1gbcDa9GJwZA2b3hGgxBdjrkzLoky3dl1pkiMOYds6C2kgQ=' },
+        signedReasoningEnd('EqQBCgIYAhIM1gbcDa9GJwZA2b3hGgxBdjrkzLoky3dl1pkiMOYds6C2kgQ='),
         ...textDeltas('9.8 is larger.'),
         finish('stop', { usage: usage(90, 58) }),
       ],
@@ -84,7 +84,7 @@ runFixtureReplays(
       result: {
         content: 'Checking both.',
         reasoning: 'Two cities, two calls.',
-        reasoningBlocks: [{ text: 'Two cities, two calls.', signature: 'EqQBCgIYAhIMtoolsig' }],
+        reasoningBlocks: [{ text: 'Two cities, two calls.', providerMetadata: { anthropic: { signature: 'EqQBCgIYAhIMtoolsig' } } }],
         toolCalls: [
           { id: 'toolu_01T1x1fJ34qAmk2tNTrN7Up6', name: 'get_weather', arguments: '{"city":"Paris"}' },
           { id: 'toolu_01VmDsTK3fBYL2F7CdnxS7Mg', name: 'get_weather', arguments: '{"city":"Rome"}' },

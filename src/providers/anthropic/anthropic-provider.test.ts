@@ -128,7 +128,7 @@ describe('generate', () => {
     assert.deepEqual(result, {
       content: 'Let me check.',
       reasoning: 'The user wants weather.',
-      reasoningBlocks: [{ text: 'The user wants weather.', signature: 'fake-signature-EqQBCgIYAhIM' }],
+      reasoningBlocks: [{ text: 'The user wants weather.', providerMetadata: { anthropic: { signature: 'fake-signature-EqQBCgIYAhIM' } } }],
       toolCalls: [{ id: 'toolu_1', name: 'get_weather', arguments: '{"city":"Paris"}' }],
       finishReason: 'tool_calls',
       usage: { inputTokens: 1_000, cachedInputTokens: 800, cacheWriteTokens: 100, outputTokens: 50, reasoningTokens: 0 },
@@ -184,8 +184,8 @@ describe('stream', () => {
         .map((part) => (part as { text: string }).text)
         .join('');
     assert.equal(text('reasoning-delta'), 'Need the weather.');
-    const signatureAt = parts.findIndex((part) => part.type === 'reasoning-signature');
-    assert.deepEqual(parts[signatureAt], { type: 'reasoning-signature', signature: 'fake-signature-EqQBCgIYAhIM' });
+    const signatureAt = parts.findIndex((part) => part.type === 'reasoning-end');
+    assert.deepEqual(parts[signatureAt], { type: 'reasoning-end', providerMetadata: { anthropic: { signature: 'fake-signature-EqQBCgIYAhIM' } } });
     assert.ok(signatureAt > parts.findLastIndex((part) => part.type === 'reasoning-delta'), 'the signature closes the thinking');
     assert.ok(signatureAt < parts.findIndex((part) => part.type === 'text-delta'));
     assert.equal(text('text-delta'), 'Checking both.');
