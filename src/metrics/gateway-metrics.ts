@@ -17,6 +17,28 @@ export interface MetricsSources {
 const SECONDS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120, 300];
 const OVERHEAD_SECONDS = [0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25];
 
+/** The help text of each summed series, by name. */
+const HELP = {
+  gateway_http_requests_total: 'HTTP responses by method, route pattern and status',
+  gateway_requests_total: 'Model requests (one per receipt) by endpoint, requested alias or model, answering model, receipt status and error code',
+  gateway_request_duration_seconds: 'Model request duration, from authentication to the receipt',
+  gateway_time_to_first_token_seconds: 'Time from the request to the first answer content, by answering model',
+  gateway_provider_call_duration_seconds: 'Provider calls (every attempt but skipped ones) by model and outcome',
+  gateway_overhead_seconds: "The gateway's own time per model request: its duration minus the time spent in provider calls",
+  gateway_tokens_total: 'Tokens charged, by answering model, key prefix and kind (input counts uncached input only)',
+  gateway_cost_nano_usd_total: 'What receipts charged, in nano-USD, by answering model and key prefix',
+  gateway_fallbacks_total: 'Answers that came from a later candidate after earlier ones failed or were skipped',
+  gateway_rate_limited_total: "Requests refused by a key's rate limit",
+} as const;
+
+function counter<Label extends string>(name: keyof typeof HELP, labelNames: readonly Label[]): SummedCounter<Label> {
+  return new SummedCounter({ name, help: HELP[name], labelNames });
+}
+
+function histogram<Label extends string>(name: keyof typeof HELP, labelNames: readonly Label[], buckets = SECONDS): SummedHistogram<Label> {
+  return new SummedHistogram({ name, help: HELP[name], labelNames, buckets });
+}
+
 /**
  * The gateway's Prometheus metrics. Model-request metrics are read off receipts as they are
  * written, so counts, tokens and costs agree with the receipts by construction. Every label
@@ -27,73 +49,18 @@ export class GatewayMetrics {
   /** prom-client and its registry, loaded at the first scrape: until then nothing runs but the sums. */
   private registry: Promise<Registry> | null = null;
   // Summed in maps, rendered when scraped (summed-series.ts): a request updates a dozen series.
-  private readonly http: SummedCounter<'method' | 'route' | 'status'>;
-  private readonly requests: SummedCounter<'endpoint' | 'requested_model' | 'model' | 'status' | 'code'>;
-  private readonly duration: SummedHistogram<'endpoint' | 'stream'>;
-  private readonly firstToken: SummedHistogram<'endpoint' | 'model'>;
-  private readonly providerCalls: SummedHistogram<'model' | 'outcome'>;
-  private readonly overhead: SummedHistogram<'endpoint' | 'stream'>;
-  private readonly tokens: SummedCounter<'model' | 'key_prefix' | 'kind'>;
-  private readonly cost: SummedCounter<'model' | 'key_prefix'>;
-  private readonly fallbacks: SummedCounter<'requested_model' | 'model'>;
-  private readonly rateLimitedRequests: SummedCounter<'key_prefix'>;
+  private readonly http = counter('gateway_http_requests_total', ['method', 'route', 'status']);
+  private readonly requests = counter('gateway_requests_total', ['endpoint', 'requested_model', 'model', 'status', 'code']);
+  private readonly duration = histogram('gateway_request_duration_seconds', ['endpoint', 'stream']);
+  private readonly firstToken = histogram('gateway_time_to_first_token_seconds', ['endpoint', 'model']);
+  private readonly providerCalls = histogram('gateway_provider_call_duration_seconds', ['model', 'outcome']);
+  private readonly overhead = histogram('gateway_overhead_seconds', ['endpoint', 'stream'], OVERHEAD_SECONDS);
+  private readonly tokens = counter('gateway_tokens_total', ['model', 'key_prefix', 'kind']);
+  private readonly cost = counter('gateway_cost_nano_usd_total', ['model', 'key_prefix']);
+  private readonly fallbacks = counter('gateway_fallbacks_total', ['requested_model', 'model']);
+  private readonly rateLimitedRequests = counter('gateway_rate_limited_total', ['key_prefix']);
 
-  constructor(private readonly sources: MetricsSources) {
-    this.http = new SummedCounter({
-      name: 'gateway_http_requests_total',
-      help: 'HTTP responses by method, route pattern and status',
-      labelNames: ['method', 'route', 'status'],
-    });
-    this.requests = new SummedCounter({
-      name: 'gateway_requests_total',
-      help: 'Model requests (one per receipt) by endpoint, requested alias or model, answering model, receipt status and error code',
-      labelNames: ['endpoint', 'requested_model', 'model', 'status', 'code'],
-    });
-    this.duration = new SummedHistogram({
-      name: 'gateway_request_duration_seconds',
-      help: 'Model request duration, from authentication to the receipt',
-      labelNames: ['endpoint', 'stream'],
-      buckets: SECONDS,
-    });
-    this.firstToken = new SummedHistogram({
-      name: 'gateway_time_to_first_token_seconds',
-      help: 'Time from the request to the first answer content, by answering model',
-      labelNames: ['endpoint', 'model'],
-      buckets: SECONDS,
-    });
-    this.providerCalls = new SummedHistogram({
-      name: 'gateway_provider_call_duration_seconds',
-      help: 'Provider calls (every attempt but skipped ones) by model and outcome',
-      labelNames: ['model', 'outcome'],
-      buckets: SECONDS,
-    });
-    this.overhead = new SummedHistogram({
-      name: 'gateway_overhead_seconds',
-      help: "The gateway's own time per model request: its duration minus the time spent in provider calls",
-      labelNames: ['endpoint', 'stream'],
-      buckets: OVERHEAD_SECONDS,
-    });
-    this.tokens = new SummedCounter({
-      name: 'gateway_tokens_total',
-      help: 'Tokens charged, by answering model, key prefix and kind (input counts uncached input only)',
-      labelNames: ['model', 'key_prefix', 'kind'],
-    });
-    this.cost = new SummedCounter({
-      name: 'gateway_cost_nano_usd_total',
-      help: 'What receipts charged, in nano-USD, by answering model and key prefix',
-      labelNames: ['model', 'key_prefix'],
-    });
-    this.fallbacks = new SummedCounter({
-      name: 'gateway_fallbacks_total',
-      help: 'Answers that came from a later candidate after earlier ones failed or were skipped',
-      labelNames: ['requested_model', 'model'],
-    });
-    this.rateLimitedRequests = new SummedCounter({
-      name: 'gateway_rate_limited_total',
-      help: "Requests refused by a key's rate limit",
-      labelNames: ['key_prefix'],
-    });
-  }
+  constructor(private readonly sources: MetricsSources) {}
 
   /** prom-client, its registry with the process's default metrics, the sums and the gauges. */
   private async load(): Promise<Registry> {

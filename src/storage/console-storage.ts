@@ -85,3 +85,29 @@ export function assertPageLimit(limit: number): void {
 export function isBefore(now: string, expiresAt: string): boolean {
   return Date.parse(now) < Date.parse(expiresAt);
 }
+
+/**
+ * A backend's console methods behind the checks every backend makes before it reads or writes:
+ * a key's new limits (assertKeyLimits) and a page's size (assertPageLimit).
+ */
+export function checkedConsole(methods: ConsoleMethods): ConsoleMethods {
+  return {
+    ...methods,
+    async updateKeyLimits(accountId, keyId, changes, actor, at) {
+      assertKeyLimits(changes);
+      return methods.updateKeyLimits(accountId, keyId, changes, actor, at);
+    },
+    async searchReceipts(accountId, page) {
+      assertPageLimit(page.limit);
+      return methods.searchReceipts(accountId, page);
+    },
+    async listFunds(accountId, page) {
+      assertPageLimit(page.limit);
+      return methods.listFunds(accountId, page);
+    },
+    async listAudit(accountId, limit, beforeId) {
+      assertPageLimit(limit);
+      return methods.listAudit(accountId, limit, beforeId);
+    },
+  };
+}

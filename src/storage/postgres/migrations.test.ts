@@ -12,6 +12,9 @@ import { PG_TEST_URL, postgresUnreachable, reportPostgresUnreachable, urlOnSchem
 /** A database as the last build before the squash left it (see the files' first lines). */
 const fixture = (name: string) => readFileSync(new URL(`./__fixtures__/${name}`, import.meta.url), 'utf8');
 const functionFiles = readdirSync(join(schemaDirectory('postgres'), 'functions')).sort();
+/** This build's migrations after the baseline, and the newest version it knows. */
+const laterMigrations = postgresSchema().migrations.map(({ version, name }) => ({ version, name }));
+const known = laterMigrations.at(-1)?.version ?? BASELINE.version;
 
 let pool: pg.Pool | undefined;
 /** The test database, as its owner: schemas are made and dropped with it. */
@@ -86,12 +89,6 @@ async function definition(schema: string) {
   };
 }
 
-/** Each body line without its indentation: the bodies moved from a TypeScript string, six spaces in, into their own files. */
-function unindented(described: Awaited<ReturnType<typeof definition>>) {
-  const functions = described.functions.map((fn: { prosrc: string }) => ({ ...fn, prosrc: fn.prosrc.replace(/^[ \t]+/gm, '') }));
-  return { ...described, functions };
-}
-
 /** The row versions of every catalog entry of the schema and what the bookkeeping tables hold: any write shows. */
 async function snapshot(schema: string) {
   return {
@@ -122,10 +119,13 @@ const unreachable = await postgresUnreachable();
 if (unreachable !== null) reportPostgresUnreachable('PostgreSQL migrations', unreachable);
 else
   describe('postgres migrations', () => {
-    test('a new database gets the baseline and every function, each recorded with its file sha256', async () => {
+    test('a new database gets the baseline, the migrations after it and every function, each recorded with its file sha256', async () => {
       const schema = await freshSchema();
       await migrate(schema);
-      assert.deepEqual(await rows(schema, 'SELECT version, name FROM schema_migrations'), [{ version: 20, name: BASELINE.name }]);
+      assert.deepEqual(await rows(schema, 'SELECT version, name FROM schema_migrations ORDER BY version'), [
+        { version: 20, name: BASELINE.name },
+        ...laterMigrations,
+      ]);
       const recorded = await rows(schema, 'SELECT file, sha256 FROM schema_functions ORDER BY file');
       const directory = join(schemaDirectory('postgres'), 'functions');
       assert.deepEqual(
@@ -146,11 +146,13 @@ else
       assert.equal((await rows(schema, 'SELECT count(*)::int AS count FROM ledger_identity'))[0].count, 1);
     });
 
-    test('the baseline and the functions are the schema the last build before the squash made, at version 20', async () => {
+    test('the baseline is the schema the last build before the squash made, at version 20', async () => {
       const made = await fromFixture('pre-squash-v20.sql.txt');
       const fresh = await freshSchema();
-      await migrate(fresh);
-      assert.deepEqual(unindented(await definition(fresh)), unindented(await definition(made)));
+      await onSchema(fresh, (client) => client.query(postgresSchema().baseline.sql));
+      // Its functions were the files of that build; this build's are its own files (the test below).
+      const tables = (described: Awaited<ReturnType<typeof definition>>) => ({ ...described, functions: [] });
+      assert.deepEqual(tables(await definition(fresh)), tables(await definition(made)));
     });
 
     test('a database at version 20 made by that build is adopted: tables untouched, functions applied by checksum', async () => {
@@ -160,16 +162,17 @@ else
       const adopted = await snapshot(schema);
       const tables = (shot: typeof before) => shot.catalog.filter((row) => row.kind !== 'proc' && !row.name.startsWith('schema_functions'));
       assert.deepEqual(tables(adopted), tables(before), 'no table, index, sequence or column rewritten');
-      assert.deepEqual(adopted.versions, before.versions, 'no version added');
+      const versions = (shot: typeof before) => shot.versions.map(({ version, name }) => ({ version, name }));
+      assert.deepEqual(versions(adopted), [...versions(before), ...laterMigrations], 'only the migrations after the baseline added');
       assert.deepEqual(adopted.accounts, before.accounts);
       assert.equal((await rows(schema, 'SELECT count(*)::int AS count FROM schema_functions'))[0].count, functionFiles.length);
       // Its functions now read as this build's files: the database is one a new start would make.
       const fresh = await freshSchema();
       await migrate(fresh);
       assert.deepEqual(await definition(schema), await definition(fresh));
-      const versions = await procVersions(schema);
+      const procs = await procVersions(schema);
       await migrate(schema);
-      assert.deepEqual(await procVersions(schema), versions, 'nothing applied again at the next start');
+      assert.deepEqual(await procVersions(schema), procs, 'nothing applied again at the next start');
     });
 
     test('a changed function file is applied again at the next start; the unchanged ones are not', async () => {
@@ -197,20 +200,33 @@ else
       assert.notEqual((await procVersions(schema)).get('gateway_key_day_used'), after.get('gateway_key_day_used'));
     });
 
-    test('migration files above the baseline are applied in order, one transaction each, and recorded', async () => {
+    test('a function file no longer in the build is forgotten by schema_functions', async () => {
+      const schema = await freshSchema();
+      await migrate(schema);
+      await onSchema(schema, (client) => client.query("INSERT INTO schema_functions VALUES ('gateway-gone.sql', 'abc', now())"));
+      await migrate(schema);
+      assert.deepEqual(
+        (await rows(schema, 'SELECT file FROM schema_functions ORDER BY file')).map((row) => row.file),
+        functionFiles,
+      );
+    });
+
+    test('migration files above the last one are applied in order, one transaction each, and recorded', async () => {
       const schema = await freshSchema();
       await migrate(schema);
       const copy = schemaCopy();
-      const migration = (file: string, sql: string) => writeFileSync(join(copy.directory, 'migrations', file), sql);
-      mkdirSync(join(copy.directory, 'migrations'));
-      migration('0022-notes-have-a-body.sql', 'ALTER TABLE notes ADD COLUMN body text;');
-      migration('0021-notes.sql', 'CREATE TABLE notes (id text PRIMARY KEY);');
-      migration('0023-broken.sql', 'ALTER TABLE notes ADD COLUMN broken text; SELECT 1 / 0;');
+      const file = (step: number, name: string) => `${String(known + step).padStart(4, '0')}-${name}.sql`;
+      const migration = (name: string, sql: string) => writeFileSync(join(copy.directory, 'migrations', name), sql);
+      mkdirSync(join(copy.directory, 'migrations'), { recursive: true });
+      migration(file(2, 'notes-have-a-body'), 'ALTER TABLE notes ADD COLUMN body text;');
+      migration(file(1, 'notes'), 'CREATE TABLE notes (id text PRIMARY KEY);');
+      migration(file(3, 'broken'), 'ALTER TABLE notes ADD COLUMN broken text; SELECT 1 / 0;');
       await assert.rejects(migrate(schema, copy.read()), /division by zero/);
       assert.deepEqual(await rows(schema, 'SELECT version, name FROM schema_migrations ORDER BY version'), [
         { version: 20, name: BASELINE.name },
-        { version: 21, name: 'notes' },
-        { version: 22, name: 'notes have a body' },
+        ...laterMigrations,
+        { version: known + 1, name: 'notes' },
+        { version: known + 2, name: 'notes have a body' },
       ]);
       const columns = await rows(
         schema,
@@ -221,16 +237,16 @@ else
         ['body', 'id'],
         'the failed migration left nothing',
       );
-      migration('0023-broken.sql', 'ALTER TABLE notes ADD COLUMN mended text;');
+      migration(file(3, 'broken'), 'ALTER TABLE notes ADD COLUMN mended text;');
       await migrate(schema, copy.read());
       assert.deepEqual(
         (await rows(schema, 'SELECT version FROM schema_migrations ORDER BY version')).map((row) => row.version),
-        [20, 21, 22, 23],
+        [20, ...laterMigrations.map((step) => step.version), known + 1, known + 2, known + 3],
       );
-      // This build knows nothing past 20: that database is now newer than it.
+      // This build knows nothing past its last migration: that database is now newer than it.
       await assert.rejects(migrate(schema), {
         message:
-          'this database was made by a newer build of the gateway (schema version 23; this build knows versions up to 20); ' +
+          `this database was made by a newer build of the gateway (schema version ${known + 3}; this build knows versions up to ${known}); ` +
           'run that build or a later one, or point DATABASE_URL at a new database',
       });
       assert.throws(() => (migration('0020-too-low.sql', ''), copy.read()), /numbered from 21/);
@@ -254,7 +270,10 @@ else
       await migrate(schema);
       await onSchema(schema, (client) => client.query("INSERT INTO schema_migrations VALUES (31, 'from a later build', now())"));
       const before = await snapshot(schema);
-      await assert.rejects(migrate(schema), /made by a newer build of the gateway \(schema version 31; this build knows versions up to 20\)/);
+      await assert.rejects(
+        migrate(schema),
+        new RegExp(`made by a newer build of the gateway \\(schema version 31; this build knows versions up to ${known}\\)`),
+      );
       assert.deepEqual(await snapshot(schema), before);
     });
 
@@ -264,7 +283,7 @@ else
       assert.equal((await rows(schema, 'SELECT count(*)::int AS count FROM schema_functions'))[0].count, functionFiles.length);
       assert.deepEqual(
         (await rows(schema, 'SELECT version FROM schema_migrations ORDER BY version')).map((row) => row.version),
-        Array.from({ length: 20 }, (_, index) => index + 1),
+        [...Array.from({ length: 20 }, (_, index) => index + 1), ...laterMigrations.map((step) => step.version)],
       );
     });
   });

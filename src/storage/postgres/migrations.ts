@@ -4,7 +4,8 @@ import { DEFAULT_ACCOUNT_ID } from '../store.ts';
 
 // A new database gets schema/baseline.sql (version 20); each later change is one more file, schema/migrations/NNNN-what-it-does.sql,
 // additive and never edited once released, applied in order in one transaction each and recorded in schema_migrations. A function is one
-// file in schema/functions/ (CREATE OR REPLACE), applied after them when its sha256 is not schema_functions'; a migration drops a changed signature.
+// file in schema/functions/ (CREATE OR REPLACE), applied after them when its sha256 is not schema_functions'; a migration drops a changed
+// signature or a removed function, whose file's row schema_functions then forgets.
 
 /** Version 20, where the history was squashed: a database made by an earlier build at version 20 is adopted as it is. */
 export const BASELINE = { version: 20, name: 'baseline: the schema as version 20 left it' } as const;
@@ -68,7 +69,7 @@ async function recordedVersions(client: PoolClient): Promise<number[] | null> {
   return (await client.query<{ version: number }>('SELECT version FROM schema_migrations')).rows.map((row) => row.version);
 }
 
-/** Each function whose file's sha256 is not the one recorded (a new function, or a changed one) applied and recorded. */
+/** Each function whose file's sha256 is not the one recorded (a new function, or a changed one) applied and recorded; removed files forgotten. */
 async function applyFunctions(client: PoolClient, functions: readonly SqlFunction[], now: () => string): Promise<void> {
   await client.query('CREATE TABLE IF NOT EXISTS schema_functions (file text PRIMARY KEY, sha256 text NOT NULL, applied_at timestamptz NOT NULL)');
   const { rows } = await client.query<{ file: string; sha256: string }>('SELECT file, sha256 FROM schema_functions');
@@ -82,4 +83,5 @@ async function applyFunctions(client: PoolClient, functions: readonly SqlFunctio
       [fn.file, fn.sha256, now()],
     );
   }
+  await client.query('DELETE FROM schema_functions WHERE file <> ALL($1::text[])', [functions.map((fn) => fn.file)]);
 }

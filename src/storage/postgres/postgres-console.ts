@@ -1,14 +1,5 @@
 import type pg from 'pg';
-import {
-  aliasRuleDetail,
-  assertKeyLimits,
-  assertPageLimit,
-  type ConsoleMethods,
-  isBefore,
-  keyLimitsDetail,
-  UNKNOWN_MODEL,
-  withKeyLimits,
-} from '../console-storage.ts';
+import { aliasRuleDetail, checkedConsole, type ConsoleMethods, isBefore, keyLimitsDetail, UNKNOWN_MODEL, withKeyLimits } from '../console-storage.ts';
 import type { MemberRecord, MemberRole } from '../records.ts';
 import { consoleStatements } from './console-statements.ts';
 import type { PostgresDatabase } from './postgres-database.ts';
@@ -28,6 +19,8 @@ import {
   sessionFromRow,
   type SessionRow,
   signInNonceFromRow,
+  spendFromRow,
+  type SpendRow,
   type SignInNonceRow,
   usageFromRow,
   type UsageSqlRow,
@@ -55,9 +48,8 @@ export function createPostgresConsole(database: PostgresDatabase): ConsoleMethod
     return row ? memberFromRow(row) : null;
   }
 
-  return {
+  return checkedConsole({
     async updateKeyLimits(accountId, keyId, changes, actor, at) {
-      assertKeyLimits(changes);
       return database.transaction(async (client) => {
         const row = await database.first<ApiKeyRow>(consoleStatements.keyOfAccountForUpdate(accountId, keyId), client);
         if (!row) return null;
@@ -73,16 +65,13 @@ export function createPostgresConsole(database: PostgresDatabase): ConsoleMethod
     },
 
     async searchReceipts(accountId, { limit, cursor, filter = {} }) {
-      assertPageLimit(limit);
       // One row more than asked tells whether another page exists.
       const rows = await database.rows<ReceiptRow>(consoleStatements.searchReceipts(accountId, limit + 1, filter, cursor));
       return { data: rows.slice(0, limit).map(receiptFromRow), hasMore: rows.length > limit };
     },
     async spendSeries(accountId, { from, to, bucket }) {
-      const rows = await database.rows<{ start: string; cost_nano: number; requests: number; errors: number }>(
-        consoleStatements.spendSeries(accountId, from, to, bucket),
-      );
-      return rows.map((row) => ({ start: row.start, costNano: row.cost_nano, requests: row.requests, errors: row.errors }));
+      const rows = await database.rows<SpendRow>(consoleStatements.spendSeries(accountId, from, to, bucket));
+      return rows.map(spendFromRow);
     },
     async usageBy(accountId, { from, to, by }) {
       const statement =
@@ -90,7 +79,6 @@ export function createPostgresConsole(database: PostgresDatabase): ConsoleMethod
       return (await database.rows<UsageSqlRow>(statement)).map(usageFromRow);
     },
     async listFunds(accountId, { limit, beforeId }) {
-      assertPageLimit(limit);
       return (await database.rows<FundsRow>(consoleStatements.funds(accountId, limit, beforeId ?? null))).map(fundsFromRow);
     },
 
@@ -164,9 +152,8 @@ export function createPostgresConsole(database: PostgresDatabase): ConsoleMethod
     },
 
     async listAudit(accountId, limit, beforeId) {
-      assertPageLimit(limit);
       const statement = beforeId === undefined ? statements.newestAudit(accountId, limit) : consoleStatements.auditBefore(accountId, beforeId, limit);
       return (await database.rows<AuditRow>(statement)).map(auditFromRow);
     },
-  };
+  });
 }

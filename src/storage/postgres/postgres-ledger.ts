@@ -9,8 +9,8 @@ import { BalanceLeases } from './postgres-balance-leases.ts';
 import { FlushBarrier } from './postgres-durability.ts';
 import { type BatchedWrite, PostgresGroupCommit } from './postgres-group-commit.ts';
 import { JournaledHolds } from './postgres-hold-journal.ts';
-import { holdFromRow, holdToRow, receiptToRow, type HoldRow } from '../row-mapping.ts';
-import { statements } from './statements.ts';
+import { holdFromRow, holdToRow, type HoldRow } from '../row-mapping.ts';
+import { settlementJson, statements } from './statements.ts';
 import { KeyTouches } from '../key-touches.ts';
 
 interface DecisionRow {
@@ -72,22 +72,15 @@ export function createPostgresLedger(database: PostgresDatabase) {
    */
   async function recordReceipt(receipt: ReceiptRecord, client?: pg.PoolClient): Promise<string> {
     const touch = touches.claim(receipt.keyId, receipt.createdAt);
+    const leaseId = client ? null : leases.leaseOf(receipt.id);
+    const json = settlementJson(receipt, touch, leaseId);
     // On a transaction's client it commits with that transaction; else without waiting for the flush.
     const alone = async () =>
       (client
-        ? await database.first<{ created_ns: string }>(statements.recordReceipt(receipt, touch), client)
-        : await database.settle<{ created_ns: string }>(statements.recordReceipt(receipt, touch)))!.created_ns;
-    const leaseId = client ? null : leases.leaseOf(receipt.id);
-    let createdNs: string;
-    if (client) createdNs = await alone();
-    else if (leaseId === null) createdNs = await groupCommit.run(receiptWrite(receipt, touch, alone));
-    else {
-      const json = { ...receiptJson(receipt, touch), lease_id: leaseId };
-      const leaseAlone = async () =>
-        (await database.settle<{ created_ns: string }>(statements.recordLeaseReceipt(receipt, touch, leaseId)))!.created_ns;
-      createdNs = await groupCommit.run({ json, fromBatch: createdNsOf, alone: leaseAlone, flushLater: true });
-      leases.settled(receipt.id, receipt.costNano);
-    }
+        ? await database.first<{ created_ns: string }>(statements.recordReceipt(json), client)
+        : await database.settle<{ created_ns: string }>(statements.recordReceipt(json)))!.created_ns;
+    const createdNs = client ? await alone() : await groupCommit.run({ json, fromBatch: createdNsOf, alone, flushLater: true });
+    if (leaseId !== null) leases.settled(receipt.id, receipt.costNano);
     if (!client) confirm(receipt);
     return formatInstantNanos(BigInt(createdNs));
   }
@@ -116,7 +109,7 @@ export function createPostgresLedger(database: PostgresDatabase) {
    */
   async function settleAgain(receipt: ReceiptRecord): Promise<void> {
     try {
-      await database.first(statements.recordReceipt(receipt, false));
+      await database.first(statements.recordReceipt(settlementJson(receipt, false, null)));
       flushedOut(receipt.id);
     } catch {
       // Tried again at the next sweep (extendHolds); its journal entry stays, for a survivor should this process die.
@@ -299,18 +292,10 @@ function holdWrite(hold: HoldRecord, dailyLimitNano: number | null, alone: () =>
   };
 }
 
-function receiptJson(receipt: ReceiptRecord, touchKey: boolean): Record<string, unknown> {
-  return { op: 'receipt', ...receiptToRow(receipt), touch_key: touchKey };
-}
-
 function createdNsOf(result: Record<string, unknown>): string {
   return String(result.created_ns);
 }
 
 function decisionOf(result: Record<string, unknown>): HoldDecision {
   return decisionFrom(result as unknown as DecisionRow);
-}
-
-function receiptWrite(receipt: ReceiptRecord, touchKey: boolean, alone: () => Promise<string>): BatchedWrite<string> {
-  return { json: receiptJson(receipt, touchKey), fromBatch: createdNsOf, alone, flushLater: true };
 }

@@ -5,8 +5,8 @@ import { createMemoryHoldJournal, sampleHold } from '../../testing/ledger-contra
 import { sampleKey, sampleReceipt } from '../../testing/store-contract.ts';
 import { DEFAULT_ACCOUNT_ID } from '../store.ts';
 import { createPostgresStore } from './postgres-store.ts';
-import { statements } from './statements.ts';
-import { holdToRow, receiptToRow } from '../row-mapping.ts';
+import { settlementJson as settlementOf, statements } from './statements.ts';
+import { holdToRow } from '../row-mapping.ts';
 import { PG_TEST_URL, urlOnSchema } from '../../../test/helpers/postgres-test-connection.ts';
 import { onPostgres } from '../../testing/postgres-test-schemas.ts';
 import { startTcpProxy } from '../../../test/helpers/tcp-proxy.ts';
@@ -125,12 +125,7 @@ await onPostgres('postgres store: settlement batches, the hold journal and lease
       }
     }
 
-    const settlementJson = (receipt: ReturnType<typeof sampleReceipt>, leaseId: string | null) => ({
-      op: 'receipt',
-      ...receiptToRow(receipt),
-      touch_key: false,
-      lease_id: leaseId,
-    });
+    const settlementJson = (receipt: ReturnType<typeof sampleReceipt>, leaseId: string | null) => settlementOf(receipt, false, leaseId);
 
     test('a batch of settlements only: one receipt per id, lease charges to the lease, the rest to the account', () =>
       withLease(async (client, leaseId, schema) => {
@@ -169,7 +164,7 @@ await onPostgres('postgres store: settlement batches, the hold journal and lease
         const first = sampleReceipt({ id: 'rcpt_alone1', createdAt: at, costNano: 40 });
         const second = sampleReceipt({ id: 'rcpt_alone2', createdAt: at, costNano: 2 });
         const settle = async (receipt: ReturnType<typeof sampleReceipt>) =>
-          (await client.query<{ created_ns: string }>(statements.recordLeaseReceipt(receipt, false, leaseId))).rows[0]!.created_ns;
+          (await client.query<{ created_ns: string }>(statements.recordReceipt(settlementJson(receipt, leaseId)))).rows[0]!.created_ns;
         const start = BigInt(Date.parse(at)) * 1_000_000n;
         assert.equal(await settle(first), String(start));
         assert.equal(await settle(first), String(start), 'sent again: found, not written');
@@ -191,10 +186,10 @@ await onPostgres('postgres store: settlement batches, the hold journal and lease
         let count = 0;
         const next = () =>
           sampleReceipt({ id: `rcpt_plan${count}`, createdAt: new Date(Date.UTC(2026, 10, 21, 12, 0, 0, count++)).toISOString(), costNano: 3 });
-        // Every way a receipt is settled: alone in a lease, alone outside one (gateway_insert_receipt), in batches with and without holds.
+        // Every way a receipt is settled: alone in a lease, alone outside one, in batches with and without holds.
         const settleEveryWay = async () => {
-          await client.query(statements.recordLeaseReceipt(next(), false, leaseId));
-          await client.query(statements.recordReceipt(next(), false));
+          await client.query(statements.recordReceipt(settlementJson(next(), leaseId)));
+          await client.query(statements.recordReceipt(settlementJson(next(), null)));
           await client.query({
             name: 'settlements',
             text: 'SELECT gateway_apply_batch($1::jsonb)',

@@ -5,7 +5,7 @@ import { runFixStoreContract } from '../../testing/fix-store-contract.ts';
 import { runLedgerContract } from '../../testing/ledger-contract.ts';
 import { runStoreContract, sampleKey, sampleReceipt } from '../../testing/store-contract.ts';
 import { DEFAULT_ACCOUNT_ID } from '../store.ts';
-import { BASELINE } from './migrations.ts';
+import { BASELINE, postgresSchema } from './migrations.ts';
 import { poolSettings, redactedUrl } from './postgres-pool.ts';
 import { createPostgresStore } from './postgres-store.ts';
 import { urlOnSchema } from '../../../test/helpers/postgres-test-connection.ts';
@@ -48,7 +48,7 @@ await onPostgres('PostgreSQL store', ({ admin, freshSchema, freshStore, withTwoP
         const { rows } = await admin.query(`SELECT version FROM ${schema}.schema_migrations ORDER BY version`);
         assert.deepEqual(
           rows.map((row) => row.version),
-          [BASELINE.version],
+          [BASELINE.version, ...postgresSchema().migrations.map((migration) => migration.version)],
         );
         const accounts = await admin.query(`SELECT count(*)::int AS count FROM ${schema}.accounts`);
         assert.equal(accounts.rows[0].count, 1);

@@ -1,6 +1,7 @@
 import type { QueryConfig } from 'pg';
 import type { ApiKeyRecord, FixQuoteRecord, FixRunEvent, FixRunRecord, FixRunStatus, HoldRecord, ReceiptRecord } from '../records.ts';
 import { instantNanos } from '../receipt-order.ts';
+import { receiptToRow } from '../row-mapping.ts';
 import { jsonParameter } from './json-parameter.ts';
 import type { LeaseRenewal } from './postgres-balance-leases.ts';
 
@@ -33,37 +34,14 @@ function named(name: string, text: string, values: unknown[]): Statement {
 }
 
 const placeHoldText = `SELECT placed, reason, remaining_nano FROM gateway_place_hold(${placeholders(16)})`;
-const recordReceiptText = `SELECT gateway_record_receipt(${placeholders(23)})::text AS created_ns`;
-const recordLeaseReceiptText = `SELECT gateway_record_lease_receipt(${placeholders(24)})::text AS created_ns`;
 const startFixRunText = `SELECT started, reason, remaining_nano, existing_run_id FROM gateway_start_fix_run(${placeholders(26)})`;
 
-/** gateway_record_receipt's parameters, in order. */
-function receiptValues(receipt: ReceiptRecord, touchKey: boolean): unknown[] {
-  return [
-    receipt.id,
-    receipt.requestId,
-    receipt.accountId,
-    receipt.keyId,
-    receipt.keyPrefix,
-    receipt.createdAt,
-    receipt.status,
-    receipt.endpoint,
-    receipt.stream,
-    receipt.requestedModel,
-    receipt.answeringModel,
-    jsonParameter(receipt.attempts),
-    jsonParameter(receipt.usage),
-    receipt.usageEstimated,
-    jsonParameter(receipt.prices),
-    receipt.holdNano,
-    receipt.costNano,
-    receipt.latencyMs,
-    receipt.timeToFirstTokenMs,
-    receipt.errorCode,
-    touchKey,
-    jsonParameter(receipt.warnings),
-    instantNanos(receipt.createdAt).toString(),
-  ];
+/**
+ * A settlement as gateway_apply_batch and gateway_record_receipt take it: the receipt's columns,
+ * whether it moves its key's last use, and the balance lease it is charged to (null: none).
+ */
+export function settlementJson(receipt: ReceiptRecord, touchKey: boolean, leaseId: string | null): Record<string, unknown> {
+  return { op: 'receipt', ...receiptToRow(receipt), touch_key: touchKey, lease_id: leaseId };
 }
 
 /** The parameters a hold is placed with, after whose request it is: the same for a request's hold and a fix run's. */
@@ -144,11 +122,9 @@ export const statements = {
   keyChangesVersion: () => named('key_changes_version', 'SELECT version FROM key_changes WHERE id', []),
 
   // Receipts
-  /** Receipt, charge, hold release and last use in one statement (gateway_record_receipt); returns the receipt's created_ns. */
-  recordReceipt: (receipt: ReceiptRecord, touchKey: boolean) => named('record_receipt', recordReceiptText, receiptValues(receipt, touchKey)),
-  /** A settlement in a balance lease, alone (gateway_record_lease_receipt). */
-  recordLeaseReceipt: (receipt: ReceiptRecord, touchKey: boolean, leaseId: string) =>
-    named('record_lease_receipt', recordLeaseReceiptText, [...receiptValues(receipt, touchKey), leaseId]),
+  /** One settlement (settlementJson) alone: receipt, charge, hold release and last use in one statement (gateway_record_receipt); returns the receipt's created_ns. */
+  recordReceipt: (settlement: Record<string, unknown>) =>
+    named('record_receipt', 'SELECT gateway_record_receipt($1::jsonb)::text AS created_ns', [jsonParameter(settlement)]),
   receipt: (accountId: string, id: string) =>
     named('receipt', `SELECT ${receiptColumns} FROM receipts WHERE account_id = $1 AND id = $2`, [accountId, id]),
   newestReceipts: (accountId: string, limit: number) =>

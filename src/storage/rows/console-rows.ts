@@ -1,4 +1,4 @@
-import type { AliasRule, MemberRecord, MemberRole, SessionRecord, SignInNonceRecord } from '../records.ts';
+import type { AliasRule, MemberRecord, MemberRole, SessionRecord, SignInNonceRecord, SpendBucket } from '../records.ts';
 
 /** Members, sessions, sign-in nonces and alias rules: records <-> rows (see row-mapping.ts). */
 export interface MemberRow {
@@ -85,4 +85,16 @@ export function aliasRuleFromRow(row: AliasRuleRow): AliasRule {
     updatedAt: row.updated_at,
     updatedBy: row.updated_by,
   };
+}
+
+/** A bucket of spendSeries, as both backends' queries return it. */
+export interface SpendRow {
+  start: string;
+  cost_nano: number;
+  requests: number;
+  errors: number;
+}
+
+export function spendFromRow(row: SpendRow): SpendBucket {
+  return { start: row.start, costNano: row.cost_nano, requests: row.requests, errors: row.errors };
 }

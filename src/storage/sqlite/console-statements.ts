@@ -2,7 +2,7 @@ import type { Database, Statement } from 'better-sqlite3';
 import type { ReceiptCursor, ReceiptFilter } from '../records.ts';
 import { instantNanos } from '../receipt-order.ts';
 import { receiptColumns } from './statements.ts';
-import type { FundsRow, MemberRow, SessionRow, SignInNonceRow, UsageSqlRow } from '../row-mapping.ts';
+import type { FundsRow, MemberRow, SessionRow, SignInNonceRow, SpendRow, UsageSqlRow } from '../row-mapping.ts';
 import type { SqliteAliasRuleRow, SqliteApiKeyRow, SqliteAuditRow, SqliteReceiptRow } from './sqlite-rows.ts';
 
 const keyColumns =
@@ -10,13 +10,6 @@ const keyColumns =
 const memberColumns = 'account_id, address, role, added_at, added_by';
 const sessionColumns = 'id, token_hash, account_id, address, created_at, expires_at, ended_at';
 const aliasRuleColumns = 'account_id, alias, candidates, reasoning, updated_at, updated_by';
-
-export interface SpendRow {
-  start: string;
-  cost_nano: number;
-  requests: number;
-  errors: number;
-}
 
 /** Receipts with created_ns in [from, to). */
 type Range = { accountId: string; from: bigint; to: bigint };

@@ -1,16 +1,16 @@
 import type { Database } from 'better-sqlite3';
-import {
-  aliasRuleDetail,
-  assertKeyLimits,
-  assertPageLimit,
-  type ConsoleMethods,
-  isBefore,
-  keyLimitsDetail,
-  UNKNOWN_MODEL,
-  withKeyLimits,
-} from '../console-storage.ts';
+import { aliasRuleDetail, checkedConsole, type ConsoleMethods, isBefore, keyLimitsDetail, UNKNOWN_MODEL, withKeyLimits } from '../console-storage.ts';
 import type { AliasRule, ApiKeyRecord, AuditEntry, MemberRecord, MemberRole } from '../records.ts';
-import { fundsFromRow, memberFromRow, sessionFromRow, sessionToRow, signInNonceFromRow, signInNonceToRow, usageFromRow } from '../row-mapping.ts';
+import {
+  fundsFromRow,
+  memberFromRow,
+  sessionFromRow,
+  sessionToRow,
+  signInNonceFromRow,
+  signInNonceToRow,
+  spendFromRow,
+  usageFromRow,
+} from '../row-mapping.ts';
 import { instantNanos } from '../receipt-order.ts';
 import type { Store } from '../store.ts';
 import { prepareConsoleStatements, receiptSearch, type ConsoleStatements, type ReceiptSearchStatement } from './console-statements.ts';
@@ -89,14 +89,12 @@ export function createSqliteConsole(db: Database, newestAudit: (accountId: strin
     audit(accountId, rule.updatedAt, rule.updatedBy, 'rules.set', aliasRuleDetail(rule));
   });
 
-  return {
+  return checkedConsole({
     async updateKeyLimits(accountId, keyId, changes, actor, at) {
-      assertKeyLimits(changes);
       return updateKeyLimits.immediate(accountId, keyId, changes, actor, at);
     },
 
     async searchReceipts(accountId, { limit, cursor, filter = {} }) {
-      assertPageLimit(limit);
       // One row more than asked tells whether another page exists.
       const search = receiptSearch(accountId, limit + 1, filter, cursor);
       let statement = searches.get(search.shape);
@@ -106,7 +104,7 @@ export function createSqliteConsole(db: Database, newestAudit: (accountId: strin
     },
     async spendSeries(accountId, { from, to, bucket }) {
       const rows = sql().spendSeries.all({ accountId, from: instantNanos(from), to: instantNanos(to), ...BUCKETS[bucket] });
-      return rows.map((row) => ({ start: row.start, costNano: row.cost_nano, requests: row.requests, errors: row.errors }));
+      return rows.map(spendFromRow);
     },
     async usageBy(accountId, { from, to, by }) {
       const range = { accountId, from: instantNanos(from), to: instantNanos(to) };
@@ -114,7 +112,6 @@ export function createSqliteConsole(db: Database, newestAudit: (accountId: strin
       return rows.map(usageFromRow);
     },
     async listFunds(accountId, { limit, beforeId }) {
-      assertPageLimit(limit);
       return sql()
         .funds.all({ accountId, beforeId: beforeId ?? null, limit })
         .map(fundsFromRow);
@@ -163,8 +160,7 @@ export function createSqliteConsole(db: Database, newestAudit: (accountId: strin
     },
 
     async listAudit(accountId, limit, beforeId) {
-      assertPageLimit(limit);
       return beforeId === undefined ? newestAudit(accountId, limit) : sql().auditBefore.all(accountId, beforeId, limit).map(auditFromSqlite);
     },
-  };
+  });
 }

@@ -103,14 +103,7 @@ BEGIN
   END LOOP;
   FOR v_op, v_index IN SELECT value, ordinality FROM jsonb_array_elements(p_ops) WITH ORDINALITY
                        WHERE value->>'op' = 'receipt' AND NOT ordinality = ANY(v_done) ORDER BY (value->>'created_ns')::bigint LOOP
-    SELECT * INTO v_receipt FROM gateway_insert_receipt(
-      v_op->>'id', v_op->>'request_id', v_op->>'account_id', v_op->>'key_id', v_op->>'key_prefix',
-      (v_op->>'created_at')::timestamptz, v_op->>'status', v_op->>'endpoint', (v_op->>'stream')::boolean,
-      v_op->>'requested_model', v_op->>'answering_model', v_op->'attempts', nullif(v_op->'usage', 'null'::jsonb),
-      (v_op->>'usage_estimated')::boolean, nullif(v_op->'prices', 'null'::jsonb), (v_op->>'hold_nano')::bigint,
-      (v_op->>'cost_nano')::bigint, (v_op->>'latency_ms')::double precision,
-      (v_op->>'time_to_first_token_ms')::double precision, v_op->>'error_code',
-      (v_op->>'touch_key')::boolean, v_op->'warnings', (v_op->>'created_ns')::bigint);
+    SELECT * INTO v_receipt FROM gateway_insert_receipt(jsonb_populate_record(NULL::receipts, v_op), (v_op->>'touch_key')::boolean);
     v_results[v_index] := jsonb_build_object('created_ns', v_receipt.created_ns::text);
     IF v_receipt.inserted AND (v_op->>'cost_nano')::bigint > 0 THEN
       v_charges := v_charges || jsonb_build_object('account_id', v_op->>'account_id', 'key_id', v_op->>'key_id',
