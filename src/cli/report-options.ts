@@ -47,7 +47,7 @@ export function parseCount(option: string, text: string | undefined, fallback: n
 export function parseStatus(text: string | undefined): ReceiptStatus | undefined {
   if (text === undefined) return undefined;
   if (STATUSES.includes(text as ReceiptStatus)) return text as ReceiptStatus;
-  throw new CliError(`unknown status "${text}"; statuses are: ${STATUSES.join(', ')}${didYouMean(text, STATUSES)}`);
+  throw new CliError(`unknown status "${text}"${didYouMean(text, STATUSES)}; statuses are: ${STATUSES.join(', ')}`);
 }
 
 /** The key named by `--key`: its id (key_...) or display prefix (svc_...). */
