@@ -69,16 +69,23 @@ function parseCsv(text: string): string[][] {
   const rows: string[][] = [[]];
   let field = '';
   let quoted = false;
+  const endField = () => {
+    rows.at(-1)!.push(field);
+    field = '';
+  };
   for (let index = 0; index < text.length; index++) {
     const char = text[index]!;
-    if (quoted) {
-      if (char === '"' && text[index + 1] === '"') ((field += '"'), index++);
-      else if (char === '"') quoted = false;
-      else field += char;
-    } else if (char === '"') quoted = true;
-    else if (char === ',') (rows.at(-1)!.push(field), (field = ''));
-    else if (char === '\n') (rows.at(-1)!.push(field), (field = ''), rows.push([]));
-    else field += char;
+    if (quoted && char === '"' && text[index + 1] === '"') {
+      field += '"';
+      index++;
+    } else if (quoted && char === '"') quoted = false;
+    else if (quoted) field += char;
+    else if (char === '"') quoted = true;
+    else if (char === ',') endField();
+    else if (char === '\n') {
+      endField();
+      rows.push([]);
+    } else field += char;
   }
   rows.at(-1)!.push(field);
   return rows.filter((row) => row.length > 1 || row[0] !== '');
