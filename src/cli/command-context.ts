@@ -12,11 +12,21 @@ export interface CommandOptions {
   'rate-limit'?: string;
   expires?: string;
   note?: string;
+  key?: string;
+  model?: string;
+  status?: string;
+  since?: string;
+  until?: string;
+  limit?: string;
+  csv?: boolean;
+  by?: string;
+  role?: string;
+  port?: string;
+  host?: string;
 }
 
-export interface CommandContext {
-  config: GatewayConfig;
-  store: Store;
+/** What every command gets; those that open no database (start, check-config) get only this. */
+export interface OfflineContext {
   options: CommandOptions;
   /** Arguments after the command words, e.g. the id of `keys revoke <id>`. */
   args: string[];
@@ -24,7 +34,12 @@ export interface CommandContext {
   print(text: string): void;
 }
 
+export interface CommandContext extends OfflineContext {
+  config: GatewayConfig;
+  store: Store;
+}
+
 /** JSON when --json was given, else the text. */
-export function report(context: CommandContext, json: unknown, text: () => string): void {
+export function report(context: OfflineContext, json: unknown, text: () => string): void {
   context.print(context.options.json ? JSON.stringify(json, null, 2) : text());
 }

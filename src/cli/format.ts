@@ -24,3 +24,14 @@ export function formatTable(header: string[], rows: string[][]): string {
       .trimEnd();
   return [line(header), ...rows.map(line)].join('\n');
 }
+
+/** One CSV field: quoted when it holds a comma, a quote or a line break, its quotes doubled (RFC 4180). */
+function csvField(value: string | number | null): string {
+  const text = value === null ? '' : String(value);
+  return /[",\r\n]/.test(text) ? `"${text.replaceAll('"', '""')}"` : text;
+}
+
+/** CSV with a header row; a field's own line breaks stay inside its quotes. */
+export function formatCsv(header: string[], rows: Array<Array<string | number | null>>): string {
+  return [header, ...rows].map((row) => row.map(csvField).join(',')).join('\n');
+}

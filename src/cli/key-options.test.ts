@@ -29,6 +29,7 @@ test('scopes, models, limits', () => {
   assert.equal(parseModels(undefined, config), null);
   assert.deepEqual(parseModels('svc/fast,sim/sage', config), ['svc/fast', 'sim/sage']);
   assert.throws(() => parseModels('svc/fast,svc/cheap', config), /unknown model "svc\/cheap"; choose from: svc\/fast/);
+  assert.throws(() => parseModels('svc/fsat', config), /unknown model "svc\/fsat" \(did you mean svc\/fast\?\); choose from/);
 
   assert.equal(parseDailyLimit('0.25'), 250_000_000);
   assert.throws(() => parseDailyLimit('0'), /more than 0/);

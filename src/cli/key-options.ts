@@ -1,5 +1,6 @@
 import type { GatewayConfig } from '../config/schema.ts';
 import { parseUsd } from '../lib/money.ts';
+import { didYouMean } from './report-options.ts';
 import type { Scope } from '../storage/records.ts';
 import { CliError } from './cli-error.ts';
 
@@ -22,7 +23,9 @@ export function parseScopes(text: string | undefined): Scope[] {
   const scopes = splitList(text);
   if (!scopes.length) throw new CliError('--scopes needs at least one of: inference, fix');
   for (const scope of scopes) {
-    if (!SCOPES.includes(scope as Scope)) throw new CliError(`unknown scope "${scope}"; scopes are: ${SCOPES.join(', ')}`);
+    if (!SCOPES.includes(scope as Scope)) {
+      throw new CliError(`unknown scope "${scope}"${didYouMean(scope, SCOPES)}; scopes are: ${SCOPES.join(', ')}`);
+    }
   }
   return scopes as Scope[];
 }
@@ -34,7 +37,9 @@ export function parseModels(text: string | undefined, config: GatewayConfig): st
   if (!models.length) throw new CliError('--models needs at least one alias or model id (leave it out to allow every model)');
   const known = [...Object.keys(config.aliases), ...config.models.map((model) => model.id)];
   for (const model of models) {
-    if (!known.includes(model)) throw new CliError(`unknown model "${model}"; choose from: ${known.join(', ')}`);
+    if (!known.includes(model)) {
+      throw new CliError(`unknown model "${model}"${didYouMean(model, known)}; choose from: ${known.join(', ')}`);
+    }
   }
   return models;
 }

@@ -3,9 +3,14 @@ import { parseArgs } from 'node:util';
 import { loadConfig } from '../config/load-config.ts';
 import { describeStore, storeBackend } from '../storage/open-store.ts';
 import { CliError } from './cli-error.ts';
-import { report, type CommandContext, type CommandOptions } from './command-context.ts';
+import { checkConfig } from './check-config-command.ts';
+import { report, type CommandContext, type CommandOptions, type OfflineContext } from './command-context.ts';
 import { addFunds, clearBudget, setBudget, showBudget, showFunds } from './funds-commands.ts';
 import { createKey, listKeys, revokeKey } from './keys-commands.ts';
+import { addMember, listMembers, removeMember } from './members-commands.ts';
+import { listReceipts } from './receipts-commands.ts';
+import { didYouMean } from './report-options.ts';
+import { showUsage } from './usage-commands.ts';
 import { usageText } from './usage.ts';
 
 export interface CliOutput {
@@ -29,6 +34,17 @@ const optionDefinitions = {
   'rate-limit': { type: 'string' },
   expires: { type: 'string' },
   note: { type: 'string' },
+  key: { type: 'string' },
+  model: { type: 'string' },
+  status: { type: 'string' },
+  since: { type: 'string' },
+  until: { type: 'string' },
+  limit: { type: 'string' },
+  csv: { type: 'boolean' },
+  by: { type: 'string' },
+  role: { type: 'string' },
+  port: { type: 'string' },
+  host: { type: 'string' },
 } as const;
 
 const globalOptions = new Set(['config', 'json', 'help']);
@@ -36,16 +52,23 @@ const globalOptions = new Set(['config', 'json', 'help']);
 /** An unknown command gets the whole usage text, not just a hint. */
 class UnknownCommandError extends CliError {}
 
-interface CommandSpec {
+type CommandSpec = {
   words: string[];
   /** Names of the required positional arguments, for messages. */
   args: string[];
   /** Options besides the global ones. */
   options: (keyof CommandOptions)[];
-  run(context: CommandContext): Promise<void>;
-}
+} & (
+  | { run(context: CommandContext): Promise<void> }
+  /** Opens no database, and loads the config itself if at all. */
+  | { offline: true; run(context: OfflineContext): Promise<void> }
+);
+
+const receiptOptions: (keyof CommandOptions)[] = ['key', 'model', 'status', 'since', 'until', 'limit', 'csv'];
 
 const commands: CommandSpec[] = [
+  { words: ['start'], args: [], options: ['port', 'host'], offline: true, run: startServer },
+  { words: ['check-config'], args: [], options: [], offline: true, run: checkConfig },
   { words: ['keys', 'create'], args: [], options: ['name', 'scopes', 'models', 'daily-limit', 'rate-limit', 'expires'], run: createKey },
   { words: ['keys', 'list'], args: [], options: [], run: listKeys },
   { words: ['keys', 'revoke'], args: ['id-or-prefix'], options: [], run: revokeKey },
@@ -54,11 +77,16 @@ const commands: CommandSpec[] = [
   { words: ['budget', 'set'], args: ['usd'], options: [], run: setBudget },
   { words: ['budget', 'clear'], args: [], options: [], run: clearBudget },
   { words: ['budget', 'show'], args: [], options: [], run: showBudget },
+  { words: ['receipts'], args: [], options: receiptOptions, run: listReceipts },
+  { words: ['usage'], args: [], options: ['by', 'since', 'until', 'csv'], run: showUsage },
+  { words: ['members', 'list'], args: [], options: [], run: listMembers },
+  { words: ['members', 'add'], args: ['address'], options: ['role'], run: addMember },
+  { words: ['members', 'remove'], args: ['address'], options: [], run: removeMember },
   {
     words: ['migrate'],
     args: [],
     options: [],
-    run: async (context) => {
+    run: async (context: CommandContext) => {
       // openStore has migrated already; running again is a no-op that proves it.
       await context.store.migrate();
       const database = describeStore(storeBackend(context.config));
@@ -72,18 +100,21 @@ function findCommand(positionals: string[]): CommandSpec {
   if (command) return command;
   const group = commands.filter((candidate) => candidate.words.length > 1 && candidate.words[0] === positionals[0]);
   if (group.length) {
-    const choices = group.map((candidate) => candidate.words[1]).join(', ');
+    const subcommands = group.map((candidate) => candidate.words[1]!);
     const given = positionals[1] === undefined ? 'no subcommand' : `unknown subcommand "${positionals[1]}"`;
-    throw new CliError(`${positionals[0]}: ${given}; use one of: ${choices}`, 2);
+    const hint = positionals[1] === undefined ? '' : didYouMean(positionals[1], subcommands);
+    throw new CliError(`${positionals[0]}: ${given}${hint}; use one of: ${subcommands.join(', ')}`, 2);
   }
-  throw new UnknownCommandError(`unknown command "${positionals[0]}"`, 2);
+  const names = new Set(['help', ...commands.map((candidate) => candidate.words[0]!)]);
+  throw new UnknownCommandError(`unknown command "${positionals[0]}"${didYouMean(positionals[0]!, names)}`, 2);
 }
 
-function checkUsage(command: Omit<CommandSpec, 'run'>, args: string[], options: CommandOptions): void {
+function checkUsage(command: CommandSpec, args: string[], options: CommandOptions): void {
   const name = command.words.join(' ');
   for (const option of Object.keys(options)) {
     if (!globalOptions.has(option) && !command.options.includes(option as keyof CommandOptions)) {
-      throw new CliError(`${name} does not take --${option}`, 2);
+      const hint = didYouMean(option, [...globalOptions, ...command.options], '--');
+      throw new CliError(`${name} does not take --${option}${hint}`, 2);
     }
   }
   if (args.length < command.args.length) throw new CliError(`${name} needs <${command.args[args.length]}>`, 2);
@@ -92,9 +123,20 @@ function checkUsage(command: Omit<CommandSpec, 'run'>, args: string[], options: 
 
 // Imported lazily so key and funds commands never load the HTTP stack. startGateway logs
 // its address and owns shutdown on SIGINT/SIGTERM.
-async function startServer(options: CommandOptions): Promise<void> {
+async function startServer({ options }: OfflineContext): Promise<void> {
   const { startGateway } = await import('../start-gateway.ts');
-  await startGateway({ configPath: options.config });
+  await startGateway({ configPath: options.config, port: options.port, host: options.host });
+}
+
+/** parseArgs's message for an option no command takes, with the nearest one the command takes. */
+function unknownOption(error: Error, argv: string[]): CliError {
+  const given = /Unknown option '--([^']+)'/.exec(error.message)?.[1];
+  const { positionals } = parseArgs({ args: argv, options: optionDefinitions, allowPositionals: true, strict: false });
+  const command = commands.find((candidate) => candidate.words.every((word, index) => positionals[index] === word));
+  const names = command ? [...globalOptions, ...command.options] : Object.keys(optionDefinitions);
+  const hint = given === undefined ? '' : didYouMean(given, names, '--');
+  const message = error.message.split('\n')[0]!.replace(/\. To specify a positional argument.*$/, '');
+  return new CliError(`${message}${hint}`, 2);
 }
 
 async function dispatch(argv: string[], output: CliOutput): Promise<void> {
@@ -102,20 +144,17 @@ async function dispatch(argv: string[], output: CliOutput): Promise<void> {
   try {
     parsed = parseArgs({ args: argv, options: optionDefinitions, allowPositionals: true, strict: true });
   } catch (error) {
-    throw new CliError((error as Error).message, 2);
+    throw unknownOption(error as Error, argv);
   }
   const { values: options, positionals } = parsed;
   if (options.help || positionals.length === 0 || positionals[0] === 'help') {
     output.stdout(usageText);
     return;
   }
-  if (positionals[0] === 'start') {
-    checkUsage({ words: ['start'], args: [], options: [] }, positionals.slice(1), options);
-    return startServer(options);
-  }
   const command = findCommand(positionals);
   const args = positionals.slice(command.words.length);
   checkUsage(command, args, options);
+  if ('offline' in command) return command.run({ options, args, now: new Date(), print: output.stdout });
 
   const config = loadConfig(options.config);
   let shared: SharedState;
@@ -141,7 +180,8 @@ export async function runCli(argv: string[], output: CliOutput = processOutput):
     const message = error instanceof Error ? error.message : String(error);
     const exitCode = error instanceof CliError ? error.exitCode : 1;
     output.stderr(`gateway: ${message}`);
-    if (exitCode === 2) output.stderr(error instanceof UnknownCommandError ? usageText : 'Run "gateway help" for usage.');
+    if (error instanceof CliError && error.usageHint)
+      output.stderr(error instanceof UnknownCommandError ? usageText : 'Run "gateway help" for usage.');
     return exitCode;
   }
 }

@@ -2,7 +2,11 @@
 export const usageText = `Usage: gateway <command> [options]
 
 Commands:
-  start                       Run the gateway server
+  start                       Run the gateway server; a provider whose key variable is unset is
+                                skipped with a warning (an error if it is an alias's only candidate)
+      --port <n>                Port to listen on, over the config and PORT (0: any free port)
+      --host <h>                Address to listen on, over the config and HOST
+  check-config                Validate the config as start would, opening no database; exit 2 on errors
   keys create                 Mint an API key (the full key is shown once)
       --name <name>             Label shown in lists (default "unnamed")
       --scopes <list>           Comma-separated: inference, fix (default inference)
@@ -20,6 +24,20 @@ Commands:
   budget set <usd>            Monthly budget of the account (charges plus holds, per UTC month)
   budget clear                Remove the monthly budget
   budget show                 This month's spend, holds and budget
+  receipts                    Receipts, newest first (id, UTC time, key, models, status, cost, tokens)
+      --key <id|prefix>         Of one key
+      --model <id>              Requested or answering model
+      --status <s>              succeeded, failed or cancelled
+      --since <when>            From this date, UTC time or duration ago (2026-01-31, 2026-01-31T18:00, 7d)
+      --until <when>            Before this one
+      --limit <n>               How many (default 20)
+      --csv                     CSV with a header row (or --json)
+  usage                       Spend, requests, errors and tokens per group
+      --by <group>              key (default), model or day (UTC)
+      --since, --until <when>   The range (default: the last 30 days), --csv or --json
+  members list                Console members, owner first
+  members add <address>       Add a member; --role owner only while the workspace has no owner
+  members remove <address>    Remove a member and end its console sessions
   migrate                     Create or upgrade the database schema
   help                        Show this text
 

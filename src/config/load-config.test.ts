@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { mkdtemp, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { ConfigError, loadConfig, parseConfig } from './load-config.ts';
+import { ConfigError, loadConfig, loadConfigDetails, parseConfig, parseConfigDetails } from './load-config.ts';
 
 const env = { OPENAI_API_KEY: 'sk-o', ANTHROPIC_API_KEY: 'sk-a' };
 
@@ -22,8 +22,52 @@ test('without a file the built-in demo config runs on the simulated provider', (
   assert.equal(config.aliases['svc/fast'].candidates.length, 2);
 });
 
-test('a missing environment variable names the variable', () => {
-  assert.throws(() => loadConfig('config/example.yaml', { OPENAI_API_KEY: 'x' }), /ANTHROPIC_API_KEY is not set/);
+test("an unset variable outside a provider's connection fields names the variable", () => {
+  const text = 'database: { path: "${DATA_DIR}/g.db" }\nproviders: [{ id: sim, kind: simulated }]\nmodels: []\naliases: {}';
+  assert.throws(() => parseConfig(text, 'x.yaml', {}), /DATA_DIR is not set/);
+});
+
+test('unset provider variables: kept for commands that call no provider, dropped for serving', () => {
+  const kept = loadConfigDetails('config/example.yaml', { OPENAI_API_KEY: 'sk-o' });
+  assert.deepEqual(kept.unsetProviders, [{ provider: 'anthropic', variables: ['ANTHROPIC_API_KEY'] }]);
+  const anthropic = kept.config.providers.find((provider) => provider.id === 'anthropic')!;
+  assert.equal(anthropic.apiKey, undefined);
+  assert.ok(kept.config.models.some((model) => model.id === 'anthropic/claude-sonnet-4-5'));
+
+  const serving = loadConfigDetails('config/example.yaml', { OPENAI_API_KEY: 'sk-o' }, true).config;
+  assert.deepEqual(
+    serving.providers.map((provider) => provider.id),
+    ['openai', 'local', 'sim'],
+  );
+  assert.equal(
+    serving.models.some((model) => model.provider === 'anthropic'),
+    false,
+  );
+  assert.deepEqual(serving.aliases['svc/balanced'].candidates, ['openai/o4-mini']);
+  assert.deepEqual(serving.aliases['svc/best'].candidates, ['openai/o4-mini']);
+
+  const headers = `
+providers:
+  - { id: p, kind: openai, base_url: "\${P_URL}", headers: { x-team: "\${TEAM}", x-app: gateway } }
+  - { id: q, kind: simulated }
+models:
+  - { id: p/m, provider: p, price: { input: 1, output: 1 }, context_window: 100, max_output_tokens: 50 }
+  - { id: q/m, provider: q, price: { input: 1, output: 1 }, context_window: 100, max_output_tokens: 50 }
+aliases:
+  svc/fast: { candidates: [p/m, q/m], reasoning: low }
+  svc/balanced: { candidates: [q/m], reasoning: medium }
+  svc/best: { candidates: [p/m], reasoning: xhigh }
+`;
+  const loaded = parseConfigDetails(headers, 'h.yaml', {});
+  assert.deepEqual(loaded.unsetProviders, [{ provider: 'p', variables: ['P_URL', 'TEAM'] }]);
+  assert.deepEqual(loaded.config.providers[0]!.headers, { 'x-app': 'gateway' });
+  assert.throws(
+    () => parseConfigDetails(headers, 'h.yaml', {}, true),
+    /^ConfigError: h\.yaml: alias svc\/best has no candidate left: its only candidate is on a provider whose key is not set \(p\/m needs P_URL and TEAM\)$/,
+  );
+  const served = parseConfigDetails(headers, 'h.yaml', { P_URL: 'http://127.0.0.1:1/v1', TEAM: 't' }, true);
+  assert.deepEqual(served.unsetProviders, []);
+  assert.equal(served.config.providers[0]!.headers['x-team'], 't');
 });
 
 test('validation errors name every bad field', () => {

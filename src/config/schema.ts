@@ -207,6 +207,11 @@ export const configSchema = z
         chain_ids: z.array(z.number().int().positive()).min(1).default([1]),
         /** JSON-RPC URL per chain id, for smart-contract wallets (ERC-1271, ERC-6492). */
         rpc_url: z.record(z.string().regex(/^\d+$/, 'a chain id'), z.string().url()).default({}),
+        /** The address that owns the workspace from the start; unset: the first address to sign in does. */
+        owner: z
+          .string()
+          .regex(/^0x[0-9a-fA-F]{40}$/, 'must be a 0x address of 40 hex digits')
+          .optional(),
       })
       .strict()
       .default({})
@@ -215,6 +220,8 @@ export const configSchema = z
         origin: value.origin?.replace(/\/$/, ''),
         chainIds: value.chain_ids,
         rpcUrls: Object.fromEntries(Object.entries(value.rpc_url).map(([chain, url]) => [Number(chain), url])) as Record<number, string>,
+        /** Lower-case, as members are stored. */
+        owner: value.owner?.toLowerCase(),
       })),
     providers: z.array(provider).min(1),
     models: z.array(model).min(1),

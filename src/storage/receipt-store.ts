@@ -19,6 +19,6 @@ export interface ReceiptStore {
   searchReceipts(accountId: string, options: { limit: number; cursor?: ReceiptCursor; filter?: ReceiptFilter }): Promise<ReceiptPage>;
   /** Cost, requests and failed requests per UTC hour or day with created_at in [from, to), oldest first; empty buckets left out. */
   spendSeries(accountId: string, options: { from: string; to: string; bucket: 'hour' | 'day' }): Promise<SpendBucket[]>;
-  /** Per answering model (else the requested one) or per key id, over [from, to); most requests first. */
-  usageBy(accountId: string, options: { from: string; to: string; by: 'model' | 'key' }): Promise<UsageRow[]>;
+  /** Per answering model (else the requested one), per key id or per UTC day (2026-11-21), over [from, to); most requests first. */
+  usageBy(accountId: string, options: { from: string; to: string; by: 'model' | 'key' | 'day' }): Promise<UsageRow[]>;
 }

@@ -281,9 +281,9 @@ export interface SpendBucket {
   errors: number;
 }
 
-/** Requests, errors, tokens and cost of one model (answering, else requested) or one key. */
+/** Requests, errors, tokens and cost of one model (answering, else requested), one key or one UTC day. */
 export interface UsageRow {
-  /** Model id, or key id. */
+  /** Model id, key id, or UTC day (2026-11-21). */
   name: string;
   requests: number;
   errors: number;

@@ -186,7 +186,7 @@ export function describeConsoleReportsContract(run: WithStore): void {
       );
     }));
 
-  test('usageBy: per answering model (else requested) and per key, tokens from usage, most requests first', () =>
+  test('usageBy: per answering model (else requested), per key and per UTC day, tokens from usage, most requests first', () =>
     run(async (store) => {
       await seedReceipts(store);
       const range = { from: `${DAY}T00:00:00.000Z`, to: '2026-11-23T00:00:00.000Z' };
@@ -199,6 +199,10 @@ export function describeConsoleReportsContract(run: WithStore): void {
       assert.deepEqual(await store.usageBy(DEFAULT_ACCOUNT_ID, { from: `${DAY}T10:00:00.000Z`, to: `${DAY}T11:00:00.000Z`, by: 'key' }), [
         { name: 'key_000000001aaaaaaaaaaaa', requests: 2, errors: 1, inputTokens: 1_200, outputTokens: 300, costNano: 1_100 },
         { name: 'key_b', requests: 1, errors: 0, inputTokens: 1_200, outputTokens: 300, costNano: 10 },
+      ]);
+      assert.deepEqual(await store.usageBy(DEFAULT_ACCOUNT_ID, { ...range, by: 'day' }), [
+        { name: DAY, requests: 5, errors: 1, inputTokens: 4_800, outputTokens: 1_200, costNano: 11_111 },
+        { name: '2026-11-22', requests: 2, errors: 1, inputTokens: 2_400, outputTokens: 600, costNano: 9_007_199_354_000 },
       ]);
       assert.deepEqual(await store.usageBy(DEFAULT_ACCOUNT_ID, { from: '2027-01-01T00:00:00.000Z', to: '2027-02-01T00:00:00.000Z', by: 'key' }), []);
     }));

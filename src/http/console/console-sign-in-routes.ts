@@ -3,6 +3,7 @@ import { z } from 'zod';
 import { csrfTokenOf, SESSION_COOKIE, SESSION_TTL_MS, type SignedIn } from '../../auth/console-sessions.ts';
 import { SignInError } from '../../auth/siwe/sign-in-error.ts';
 import { GatewayError } from '../../errors/gateway-error.ts';
+import type { MemberRecord } from '../../storage/records.ts';
 import { DEFAULT_ACCOUNT_ID } from '../../storage/store.ts';
 import type { GatewayDeps } from '../gateway-deps.ts';
 import { address, displayAddress, parseWith } from './console-json.ts';
@@ -22,6 +23,16 @@ function renderSession(user: SignedIn) {
     csrf_token: csrfTokenOf(user.token),
     expires_at: user.session.expiresAt,
   };
+}
+
+/**
+ * The membership an address signs in with. With console.owner set, that address alone may
+ * claim the workspace and any other must have been added; without it, the first address does.
+ */
+async function signInMember(deps: GatewayDeps, address: string, at: string): Promise<MemberRecord | null> {
+  const owner = deps.config.console.owner;
+  if (owner === undefined || owner === address) return deps.store.claimMembership(DEFAULT_ACCOUNT_ID, address, at);
+  return (await deps.store.listMembers(DEFAULT_ACCOUNT_ID)).find((member) => member.address === address) ?? null;
 }
 
 function clearCookie(deps: GatewayDeps, reply: FastifyReply): void {
@@ -67,7 +78,7 @@ export function registerSignInRoutes(app: FastifyInstance, deps: GatewayDeps): v
     }
     const at = new Date(deps.now()).toISOString();
     const lowerCase = verified.address.toLowerCase();
-    const member = await deps.store.claimMembership(DEFAULT_ACCOUNT_ID, lowerCase, at);
+    const member = await signInMember(deps, lowerCase, at);
     if (!member) {
       throw new GatewayError('not_a_member', `The wallet ${verified.address} is not a member of this workspace. Ask its owner to add this address.`);
     }

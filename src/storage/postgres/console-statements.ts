@@ -88,6 +88,8 @@ export const consoleStatements = {
   usageByModel: (accountId: string, from: string, to: string, unknown: string) =>
     named('usage_by_model', usageText('coalesce(answering_model, requested_model, $4)'), [accountId, nanos(from), nanos(to), unknown]),
   usageByKey: (accountId: string, from: string, to: string) => named('usage_by_key', usageText('key_id'), [accountId, nanos(from), nanos(to)]),
+  usageByDay: (accountId: string, from: string, to: string) =>
+    named('usage_by_day', usageText(`to_char(created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD')`), [accountId, nanos(from), nanos(to)]),
   funds: (accountId: string, limit: number, beforeId: number | null) =>
     named(
       'funds',

@@ -75,7 +75,9 @@ export function createPostgresConsole(database: PostgresDatabase): ConsoleMethod
     },
     async usageBy(accountId, { from, to, by }) {
       const statement =
-        by === 'model' ? consoleStatements.usageByModel(accountId, from, to, UNKNOWN_MODEL) : consoleStatements.usageByKey(accountId, from, to);
+        by === 'model'
+          ? consoleStatements.usageByModel(accountId, from, to, UNKNOWN_MODEL)
+          : consoleStatements[by === 'key' ? 'usageByKey' : 'usageByDay'](accountId, from, to);
       return (await database.rows<UsageSqlRow>(statement)).map(usageFromRow);
     },
     async listFunds(accountId, { limit, beforeId }) {

@@ -51,6 +51,7 @@ export function prepareConsoleStatements(db: Database) {
     ),
     usageByModel: db.prepare<[Range & { unknown: string }], UsageSqlRow>(usageSql('coalesce(answering_model, requested_model, @unknown)')),
     usageByKey: db.prepare<[Range], UsageSqlRow>(usageSql('key_id')),
+    usageByDay: db.prepare<[Range], UsageSqlRow>(usageSql('substr(created_at, 1, 10)')),
     funds: db.prepare<[{ accountId: string; beforeId: number | null; limit: number }], FundsRow>(
       `SELECT id, at, amount_nano, note FROM ledger_entries
        WHERE account_id = @accountId AND kind = 'funds' AND (@beforeId IS NULL OR id < @beforeId)

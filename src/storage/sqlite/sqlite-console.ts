@@ -108,7 +108,8 @@ export function createSqliteConsole(db: Database, newestAudit: (accountId: strin
     },
     async usageBy(accountId, { from, to, by }) {
       const range = { accountId, from: instantNanos(from), to: instantNanos(to) };
-      const rows = by === 'model' ? sql().usageByModel.all({ ...range, unknown: UNKNOWN_MODEL }) : sql().usageByKey.all(range);
+      const rows =
+        by === 'model' ? sql().usageByModel.all({ ...range, unknown: UNKNOWN_MODEL }) : sql()[by === 'key' ? 'usageByKey' : 'usageByDay'].all(range);
       return rows.map(usageFromRow);
     },
     async listFunds(accountId, { limit, beforeId }) {
