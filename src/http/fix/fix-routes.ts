@@ -222,8 +222,8 @@ export function registerFixReadRoutes(scope: FastifyInstance, deps: GatewayDeps)
   });
 
   scope.get('/fix/runs/:id/events', async (request, reply) => {
-    const run = await findRun(deps, authenticatedKey(request), (request.params as { id: string }).id);
     const after = parseAfter(request);
+    const run = await findRun(deps, authenticatedKey(request), (request.params as { id: string }).id);
     reply.header('x-svc-run-id', run.id);
     return streamRun(deps, reply, run, after);
   });
