@@ -129,7 +129,10 @@ describe('fix quotes: the advertised range bounds every quote', () => {
       // The room named is the one the listing gives: the largest of them is the tier's max_input_tokens.
       assert.equal(Math.max(...named.map((match) => Number(match[2]))), fast.max_input_tokens);
       const receipt = await receiptOf(small, headers);
-      assert.deepEqual([receipt.status, receipt.error_code, receipt.cost, receipt.endpoint], ['failed', 'context_too_large', '0.000000000', 'fix.quote']);
+      assert.deepEqual(
+        [receipt.status, receipt.error_code, receipt.cost, receipt.endpoint],
+        ['failed', 'context_too_large', '0.000000000', 'fix.quote'],
+      );
     } finally {
       await small.close();
     }

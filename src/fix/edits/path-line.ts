@@ -5,8 +5,8 @@ import { gitUnquotedName } from './git-path-quote.ts';
  * "# heading", "File: x", with a trailing colon), in a fence's info string, in diff headers.
  */
 
-/** Path-shaped without spaces: letters, digits, _ - . / @ +, with a slash or an extension. */
-const pathShape = /^[\w@+\-./]+$/;
+/** Path-shaped without spaces: letters (any script), digits, _ - . / @ + and brackets (app/[slug]/page.tsx), with a slash or an extension. */
+const pathShape = /^[\p{L}\p{M}\p{N}_@+\-./[\]()]+$/u;
 
 function looksLikePath(candidate: string): boolean {
   if (!pathShape.test(candidate)) return false;
