@@ -408,7 +408,7 @@ describe('fix agents: money refusals, tiers without models, input too large', ()
     try {
       const { status, body } = await quote(harness, {});
       assert.deepEqual([status, body.error.code], [413, 'context_too_large']);
-      assert.match(body.error.message, /fits at most \d+/);
+      assert.match(body.error.message, /: up\/tiny holds at most \d+ tokens of input and the input counts \d+ there\./);
     } finally {
       await harness.close();
     }

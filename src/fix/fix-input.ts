@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { GatewayError } from '../errors/gateway-error.ts';
 import { parseUsd } from '../lib/money.ts';
 import type { FixTier } from '../storage/records.ts';
+import { unsafePathReason } from './edits/safe-path.ts';
 import type { SourceFile } from './edits/source-file.ts';
 import { FIX_TIERS, findAgent, MAX_STEPS, type FixAgent } from './fix-agents.ts';
 import { fixRunRequestSchema } from './fix-schemas.ts';
@@ -27,19 +28,15 @@ export interface QuoteAsk {
 }
 
 const MAX_FILES = 100;
-const MAX_PATH_LENGTH = 300;
 
-/** A relative path with forward slashes, inside the project: no `..`, no absolute path, nothing a shell or git would misread. */
+/** A relative path with forward slashes inside the project (safe-path.ts says what is refused). */
 const path = z
   .string()
   .min(1)
-  .max(MAX_PATH_LENGTH)
-  .refine((value) => !value.startsWith('/') && !/^[a-zA-Z]:/.test(value), 'must be relative')
-  .refine(
-    (value) => !value.split('/').some((segment) => segment === '..' || segment === '.' || segment === ''),
-    'must not contain "..", "." or empty segments',
-  )
-  .refine((value) => /^[\w@+=,.~-]+(\/[\w@+=,.~-]+)*$/.test(value), 'may hold letters, digits, / and @+=,.~_- only');
+  .superRefine((value, context) => {
+    const unsafe = unsafePathReason(value);
+    if (unsafe) context.addIssue({ code: z.ZodIssueCode.custom, message: `refused: ${unsafe}` });
+  });
 
 const file = z.object({ path: path.describe('Relative, forward slashes, inside the project'), content: z.string() }).strict();
 
@@ -54,7 +51,10 @@ export const fixQuoteRequestSchema = z
     output: z.string().optional().describe('Its output'),
     instruction: z.string().optional().describe('What to fix; needed when no command and output are given'),
     max_steps: z.number().int().min(1).max(MAX_STEPS).optional().describe("Model calls the run may make (default: the agent's)"),
-    max_cost: z.string().optional().describe('Most the run may cost, USD as a decimal string'),
+    max_cost: z
+      .union([z.string(), z.number()])
+      .optional()
+      .describe('Most the run may cost, USD: a decimal string ("0.25") or a JSON number (0.25), read exactly, to the nano-dollar'),
   })
   .strict();
 
@@ -68,37 +68,65 @@ export function parseQuoteRequest(raw: unknown): QuoteAsk {
   if (!parsed.success) {
     const issue = parsed.error.issues[0]!;
     const field = fieldName(issue);
-    throw new GatewayError('invalid_request', field ? `${field}: ${issue.message}` : issue.message);
+    throw new GatewayError('invalid_request', field ? `${field}: ${issue.message}` : issue.message, {}, field || null);
   }
   const value = parsed.data;
   const agent = findAgent(value.agent);
-  if (!agent) throw new GatewayError('invalid_request', `agent: no agent "${value.agent}"; GET /v1/fix/agents lists them`);
+  if (!agent) throw fieldError('agent', `no agent "${value.agent}"; GET /v1/fix/agents lists them`);
   const tests = value.tests ?? [];
-  if (agent.id === 'test-fix' && tests.length === 0) throw new GatewayError('invalid_request', 'tests: test-fix needs the failing tests');
-  if (agent.id !== 'test-fix' && tests.length > 0) throw new GatewayError('invalid_request', `tests: ${agent.id} takes no tests; use test-fix`);
+  if (agent.id === 'test-fix' && tests.length === 0) throw fieldError('tests', 'test-fix needs the failing tests');
+  if (agent.id !== 'test-fix' && tests.length > 0) throw fieldError('tests', `${agent.id} takes no tests; use test-fix`);
   const seen = new Set<string>();
-  for (const entry of [...value.files, ...tests]) {
-    if (seen.has(entry.path)) throw new GatewayError('invalid_request', `files: ${entry.path} is given twice`);
+  const all = [...value.files, ...tests];
+  for (const [index, entry] of all.entries()) {
+    const field = index < value.files.length ? `files[${index}].path` : `tests[${index - value.files.length}].path`;
+    if (seen.has(entry.path)) throw fieldError(field, `${entry.path} is given twice`);
     seen.add(entry.path);
   }
   if (!value.command && !value.output && !value.instruction) {
-    throw new GatewayError('invalid_request', 'instruction: say what to fix (instruction), or give the failing command and its output');
-  }
-  let maxCostNano: number | undefined;
-  if (value.max_cost !== undefined) {
-    try {
-      maxCostNano = parseUsd(value.max_cost);
-    } catch (error) {
-      throw new GatewayError('invalid_request', `max_cost: ${(error as Error).message}`);
-    }
+    throw fieldError('instruction', 'say what to fix (instruction), or give the failing command and its output');
   }
   return {
     agent,
     tier: value.tier,
     input: { files: value.files, tests, command: value.command, output: value.output, instruction: value.instruction },
     maxSteps: value.max_steps,
-    maxCostNano,
+    maxCostNano: value.max_cost === undefined ? undefined : maxCostOf(value.max_cost),
   };
+}
+
+function fieldError(field: string, message: string): GatewayError {
+  return new GatewayError('invalid_request', `${field}: ${message}`, {}, field);
+}
+
+/**
+ * max_cost in nano-dollars, exactly: a decimal string as written, or a JSON number as the
+ * shortest decimal that reads back as the same number (what the client wrote, unless it wrote
+ * more digits than a double holds).
+ */
+function maxCostOf(raw: string | number): number {
+  let text = raw;
+  if (typeof raw === 'number') {
+    if (!Number.isFinite(raw) || raw < 0) throw fieldError('max_cost', `${raw} is not a non-negative USD amount like 0.25`);
+    text = /e/i.test(String(raw)) ? plainDecimal(raw) : String(raw);
+  }
+  try {
+    return parseUsd(text as string);
+  } catch (error) {
+    throw fieldError('max_cost', (error as Error).message);
+  }
+}
+
+/** A number JavaScript writes with an exponent (1e-7, 1e21) as plain decimal digits. */
+function plainDecimal(value: number): string {
+  const [mantissa, exponentText] = value.toExponential().split('e') as [string, string];
+  const exponent = Number(exponentText);
+  const [whole, fraction = ''] = mantissa.split('.') as [string, string?];
+  const digits = whole + fraction;
+  const point = whole.length + exponent;
+  if (point <= 0) return `0.${'0'.repeat(-point)}${digits}`;
+  if (point >= digits.length) return digits + '0'.repeat(point - digits.length);
+  return `${digits.slice(0, point)}.${digits.slice(point)}`;
 }
 
 /** The body of POST /v1/fix/runs, or invalid_request naming the field. */
@@ -106,8 +134,8 @@ export function parseRunRequest(raw: unknown): { quote: string; stream: boolean 
   const parsed = fixRunRequestSchema.safeParse(raw ?? {});
   if (parsed.success) return { quote: parsed.data.quote, stream: parsed.data.stream === true };
   const issue = parsed.error.issues[0]!;
-  if (issue.path[0] === 'quote') throw new GatewayError('invalid_request', 'quote: the id of a quote from POST /v1/fix/quote is required');
-  if (issue.path[0] === 'stream') throw new GatewayError('invalid_request', 'stream must be a boolean');
-  if (issue.code === 'unrecognized_keys') throw new GatewayError('invalid_request', `${issue.keys[0]}: unknown field`);
+  if (issue.path[0] === 'quote') throw fieldError('quote', 'the id of a quote from POST /v1/fix/quote is required');
+  if (issue.path[0] === 'stream') throw fieldError('stream', 'must be a boolean');
+  if (issue.code === 'unrecognized_keys') throw fieldError(issue.keys[0]!, 'unknown field');
   throw new GatewayError('invalid_request', 'The body must be a JSON object.');
 }

@@ -24,6 +24,8 @@ export interface StepAnswer {
 /** A step as the API shows it. */
 export interface StepView {
   index: number;
+  /** The model call the step belongs to (1 to the quote's step_budget): a model step and the check of its reply share it. */
+  call: number;
   kind: 'model' | 'check';
   status: 'running' | 'succeeded' | 'failed';
   model: string | null;
@@ -34,8 +36,8 @@ export interface StepView {
 }
 
 /** A step as it starts: nothing measured yet. */
-function runningStep(index: number, kind: StepView['kind']): StepView {
-  return { index, kind, status: 'running', model: null, tokens: null, cost_nano: 0, duration_ms: null, detail: null };
+function runningStep(index: number, call: number, kind: StepView['kind']): StepView {
+  return { index, call, kind, status: 'running', model: null, tokens: null, cost_nano: 0, duration_ms: null, detail: null };
 }
 
 export interface FixOutcome {
@@ -131,15 +133,18 @@ export async function runFixLoop(context: FixLoopContext): Promise<FixOutcome> {
       });
     }
 
-    const modelStep = runningStep(++index, 'model');
+    const modelStep = runningStep(++index, call, 'model');
     await context.stepStarted(modelStep);
     const startedAt = Date.now();
+    const spentBefore = context.spentNano();
     let answer: StepAnswer;
     try {
       answer = await context.callModel(prompt, modelStep.index);
     } catch (error) {
       const failure = toGatewayError(error);
-      await context.stepEnded({ ...modelStep, status: 'failed', duration_ms: Date.now() - startedAt, detail: failure.message });
+      // A call cut short is charged for the prompt it sent: the step shows it, so steps add up to the run's cost.
+      const costNano = context.spentNano() - spentBefore;
+      await context.stepEnded({ ...modelStep, status: 'failed', cost_nano: costNano, duration_ms: Date.now() - startedAt, detail: failure.message });
       if (failure.code === 'request_cancelled') return end('cancelled', { code: 'request_cancelled', message: 'The run was cancelled.' });
       return end('failed', { code: failure.code, message: failure.message });
     }
@@ -152,7 +157,7 @@ export async function runFixLoop(context: FixLoopContext): Promise<FixOutcome> {
       duration_ms: Date.now() - startedAt,
     });
 
-    const checkStep = runningStep(++index, 'check');
+    const checkStep = runningStep(++index, call, 'check');
     await context.stepStarted(checkStep);
     const checkedAt = Date.now();
     const result = await attempt(answer.text, input);

@@ -1,4 +1,5 @@
 import { countTextTokens } from '../tokens/text-token-count.ts';
+import { PromptMeasure } from '../tokens/token-estimate.ts';
 import type { ChatMessage, ChatRequest } from '../canonical/chat-request.ts';
 import type { SourceFile } from './edits/source-file.ts';
 import type { FixAgent } from './fix-agents.ts';
@@ -53,6 +54,18 @@ export function firstStepRequest(agent: FixAgent, input: FixInput): ChatRequest 
     { role: 'system', content: systemText(agent) },
     { role: 'user', content: [{ type: 'text', text: taskText(input) }] },
   ]);
+}
+
+const minimalCounts = new Map<string, Promise<number>>();
+
+/** The fair count of what every first step of `agent` holds, whatever the input: its system prompt and a request's framing. */
+export function minimalPromptTokens(agent: FixAgent): Promise<number> {
+  let count = minimalCounts.get(agent.id);
+  if (!count) {
+    count = new PromptMeasure(stepRequest([{ role: 'system', content: systemText(agent) }])).fairCount({ maxImageTokens: 0 });
+    minimalCounts.set(agent.id, count);
+  }
+  return count;
 }
 
 /**

@@ -57,7 +57,11 @@ export class FixRunner {
    * maximum like a chat hold. `metered` is the request's meter; it is settled by the run.
    */
   async start(quote: FixQuoteRecord, key: ApiKeyRecord, metered: MeteredRequest, runId: string): Promise<FixRunRecord> {
-    if (this.closing) throw new GatewayError('provider_unavailable', 'The gateway is shutting down; run the quote again on another process.');
+    if (this.closing) {
+      const refusal = new GatewayError('provider_unavailable', 'The gateway is shutting down; run the quote again on another process.');
+      await metered.settle('failed', refusal.code);
+      throw refusal;
+    }
     const run: FixRunRecord = {
       id: runId,
       quoteId: quote.id,
@@ -84,7 +88,8 @@ export class FixRunner {
       throw error;
     }
     if (!started.started && 'existing' in started) {
-      metered.abandon();
+      // Posted again at the same moment: this request returns the run, with a receipt of its own at no cost.
+      await metered.settle('succeeded', null);
       return started.existing;
     }
     if (!started.started) {
@@ -126,27 +131,30 @@ export class FixRunner {
         if (event.type === 'run.completed') return;
       }
       if (signal?.aborted) return;
-      if (!this.local.has(run.id) && round % 4 === 3) {
+      if (!this.local.has(run.id) && round % 4 === 0) {
         const now = await this.deps.store.getFixRun(run.accountId, run.id);
         if (now && now.status !== 'running') {
-          // Ended without its last event (its process died): the run record has the final state.
-          for (const event of await this.deps.store.listFixRunEvents(run.id, last)) {
-            yield event;
-            last = event.sequence;
-            if (event.type === 'run.completed') return;
-          }
-          yield {
-            runId: run.id,
-            sequence: last + 1,
-            at: now.finishedAt ?? new Date().toISOString(),
-            type: 'run.completed',
-            data: { status: now.status },
-          };
+          yield* this.endOf(now, last);
           return;
         }
       }
       await this.waitForNews(run.id, this.local.has(run.id) ? CANCEL_POLL_MS : POLL_MS, signal);
     }
+  }
+
+  /**
+   * The events after `after` of a run that ended: those it wrote, and, when its process died
+   * before writing its last one, that event as the run record gives it (the next sequence).
+   * Nothing past the last event: a client resuming from beyond the end gets no event.
+   */
+  private async *endOf(run: FixRunRecord, after: number): AsyncGenerator<FixRunEvent> {
+    const events = await this.deps.store.listFixRunEvents(run.id, 0);
+    for (const event of events) if (event.sequence > after) yield event;
+    const final = events.at(-1);
+    if (final?.type === 'run.completed') return;
+    const sequence = (final?.sequence ?? 0) + 1;
+    if (sequence <= after) return;
+    yield { runId: run.id, sequence, at: run.finishedAt ?? new Date().toISOString(), type: 'run.completed', data: { status: run.status } };
   }
 
   /** Runs in this process. */

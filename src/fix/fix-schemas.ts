@@ -27,8 +27,16 @@ export const fixAgentListSchema = z
                 connected: z.boolean().describe('Whether a model of the tier can be called now'),
                 connected_models: z.array(z.string()),
                 allowed_for_key: z.boolean(),
-                price: z.object({ typical: usdAmount, largest: usdAmount }).strict(),
-                max_input_tokens: z.number().int(),
+                price: z
+                  .object({
+                    smallest: usdAmount.describe('No quote of the tier costs less (estimated or maximum)'),
+                    typical: usdAmount.describe('A typical run: a few files and a test output, one model call'),
+                    largest: usdAmount.describe("No quote at the agent's default step budget has a larger max_cost"),
+                    largest_any_steps: usdAmount.describe('No quote at any max_steps (up to 8) has a larger max_cost'),
+                  })
+                  .strict()
+                  .describe('Bounds of every quote the tier gives on its connected models'),
+                max_input_tokens: z.number().int().describe('The largest input a run at the default step budget accepts'),
               })
               .strict(),
           ),
@@ -48,7 +56,13 @@ export const fixQuoteSchema = z
     input_tokens: z.number().int(),
     estimated_cost: usdAmount,
     max_cost: usdAmount.describe('Held while the run goes; never charged more'),
-    step_budget: z.number().int(),
+    step_budget: z.number().int().describe('Model calls the run may make; each is followed by a check step (steps[].call numbers them)'),
+    covered_steps: z
+      .number()
+      .int()
+      .describe(
+        'Model calls max_cost covers at their worst case; a call past them runs only when the earlier ones cost less than their worst case (else the run ends cost_cap_reached)',
+      ),
     created_at: z.string(),
     expires_at: z.string().describe('5 minutes after created_at'),
   })
@@ -56,7 +70,8 @@ export const fixQuoteSchema = z
 
 export const fixStepSchema = z
   .object({
-    index: z.number().int(),
+    index: z.number().int().describe('1, 2, ... over model and check steps together'),
+    call: z.number().int().describe('The model call the step belongs to (1 to step_budget): a model step and the check of its reply'),
     kind: z.enum(['model', 'check']),
     status: z.enum(['running', 'succeeded', 'failed']),
     model: z.string().nullable(),

@@ -4,8 +4,8 @@ import { aliasOfTier } from './fix-agents.ts';
 import type { StepView } from './fix-loop.ts';
 import type { FixQuoteView, FixRunView, FixStepView } from './fix-schemas.ts';
 
-/** A quote as the API returns it; USD as decimal strings. */
-export function renderQuote(quote: FixQuoteRecord): FixQuoteView {
+/** A quote as the API returns it; USD as decimal strings. `coveredSteps`: model calls its maximum covers at their worst case. */
+export function renderQuote(quote: FixQuoteRecord, coveredSteps: number): FixQuoteView {
   return {
     object: 'fix.quote',
     id: quote.id,
@@ -16,14 +16,25 @@ export function renderQuote(quote: FixQuoteRecord): FixQuoteView {
     estimated_cost: formatUsd(quote.estimatedCostNano),
     max_cost: formatUsd(quote.maxCostNano),
     step_budget: quote.stepBudget,
+    covered_steps: coveredSteps,
     created_at: quote.createdAt,
     expires_at: quote.expiresAt,
   };
 }
 
 function renderStep(step: StepView): FixStepView {
-  const { cost_nano: costNano, ...rest } = step;
-  return { ...rest, cost: formatUsd(costNano) };
+  return {
+    index: step.index,
+    // Steps recorded before they carried their call: a model step and its check, in turn.
+    call: step.call ?? Math.ceil(step.index / 2),
+    kind: step.kind,
+    status: step.status,
+    model: step.model,
+    tokens: step.tokens,
+    duration_ms: step.duration_ms,
+    detail: step.detail,
+    cost: formatUsd(step.cost_nano),
+  };
 }
 
 /** The steps so far, from a run's events: each as it ended, or as it started while it runs. */

@@ -81,10 +81,15 @@ export function sendErrorBody(request: FastifyRequest, reply: FastifyReply, erro
   reply.code(error.status).headers(error.headers).send(body);
 }
 
+/** Any error of a request, in the contract's terms: the error it answers with. */
+export function asGatewayError(raw: Error, bodyLimit: number): GatewayError {
+  return raw instanceof GatewayError ? raw : (fromFastify(raw as FastifyError, bodyLimit) ?? toGatewayError(raw));
+}
+
 /** Every failure leaves as the one envelope; nothing internal (stack, provider secret) reaches the client. */
 export function installErrorHandling(app: FastifyInstance, deps: GatewayDeps): void {
   app.setErrorHandler(async (raw: FastifyError, request, reply) => {
-    const error = raw instanceof GatewayError ? raw : (fromFastify(raw, deps.config.server.body_limit_bytes) ?? toGatewayError(raw));
+    const error = asGatewayError(raw, deps.config.server.body_limit_bytes);
     if (error.code === 'internal_error') request.log.error({ err: raw, requestId: request.requestId }, 'unexpected error');
     // A model request ends through its lifecycle: the receipt first, then the envelope.
     if (request.lifecycle) await request.lifecycle.fail(error);

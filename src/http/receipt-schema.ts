@@ -26,7 +26,7 @@ export const receiptSchema = z
     request_id: z.string(),
     created_at: z.string().describe('ISO 8601 with nine fractional digits; pass it as `before` for the next page'),
     status: z.enum(['succeeded', 'failed', 'cancelled']),
-    endpoint: z.string().describe('chat.completions, messages, responses or fix.runs'),
+    endpoint: z.string().describe('chat.completions, messages, responses, fix.quote or fix.runs'),
     stream: z.boolean(),
     key: z.object({ id: z.string(), prefix: z.string() }).strict(),
     requested_model: z.string().nullable(),

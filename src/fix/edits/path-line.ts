@@ -1,10 +1,12 @@
+import { gitUnquotedName } from './git-path-quote.ts';
+
 /**
  * Recognising file paths where models put them: alone on a line (bare, `quoted`, **bold**,
  * "# heading", "File: x", with a trailing colon), in a fence's info string, in diff headers.
  */
 
-/** Path-shaped without spaces: letters, digits, _ - . / @ +, with a slash or an extension. */
-const pathShape = /^[\w@+\-./]+$/;
+/** Path-shaped without spaces: letters (any script), digits, _ - . / @ + and brackets (app/[slug]/page.tsx), with a slash or an extension. */
+const pathShape = /^[\p{L}\p{M}\p{N}_@+\-./[\]()]+$/u;
 
 function looksLikePath(candidate: string): boolean {
   if (!pathShape.test(candidate)) return false;
@@ -49,10 +51,10 @@ export function pathOfInfo(info: string, knownPaths: readonly string[]): string 
   return undefined;
 }
 
-/** The path of a "--- x" / "+++ x" header: timestamps dropped, git's a/ b/ prefix dropped unless the path itself starts so. */
+/** The path of a "--- x" / "+++ x" header: timestamps dropped, git's quoting read back, git's a/ b/ prefix dropped unless the path itself starts so. */
 export function pathOfDiffHeader(raw: string, knownPaths: readonly string[]): string {
   let path = raw.replace(/\t.*$/, '').trim();
-  if (path.startsWith('"') && path.endsWith('"') && path.length > 1) path = path.slice(1, -1);
+  path = gitUnquotedName(path);
   if (path === '/dev/null') return path;
   path = cleanPath(path);
   if (knownPaths.includes(path)) return path;

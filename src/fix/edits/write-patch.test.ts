@@ -103,6 +103,39 @@ test('a file left out of after is deleted', () => {
   }
 });
 
-test('a path with a control character or quote cannot be written as a patch', () => {
-  assert.throws(() => writePatch([], [{ path: 'a\nb', content: 'x\n' }]), /control character/);
+test('paths with brackets, spaces, quotes and non-ASCII are named as git names them, and both tools apply the patch', () => {
+  const paths = ['app/[slug]/page.tsx', 'my file.js', 'src/café.js', 'say "hi".js', 'docs/été 2.md'];
+  const before = paths.map((path) => ({ path, content: 'one\n' }));
+  const patch = assertApplies(before, [...paths.slice(1).map((path) => ({ path, content: 'two\n' })), { path: 'new/ünï code.ts', content: 'new\n' }]);
+  // As `git diff` writes them: non-ASCII bytes in octal inside quotes, a tab after a name with a space.
+  assert.match(
+    patch,
+    /^diff --git a\/app\/\[slug\]\/page\.tsx b\/app\/\[slug\]\/page\.tsx\ndeleted file mode 100644\n--- a\/app\/\[slug\]\/page\.tsx\n/m,
+  );
+  assert.ok(
+    patch.includes('diff --git "a/src/caf\\303\\251.js" "b/src/caf\\303\\251.js"\n--- "a/src/caf\\303\\251.js"\n+++ "b/src/caf\\303\\251.js"\n'),
+    patch,
+  );
+  assert.ok(patch.includes('--- "a/say \\"hi\\".js"\t\n+++ "b/say \\"hi\\".js"\t\n'), patch);
+  assert.ok(patch.includes('--- a/my file.js\t\n+++ b/my file.js\t\n'), patch);
+  assert.ok(patch.includes('+++ "b/new/\\303\\274n\\303\\257 code.ts"\t\n'), patch);
+});
+
+test('the patch is byte for byte what git diff writes for the same change, index lines aside', () => {
+  // In git's order (by bytes), so that the two list the files alike.
+  const paths = ['app/[slug]/page.tsx', 'my file.js', 'say "hi".js', 'src/café.js'];
+  const directory = directoryWith(paths.map((path) => ({ path, content: 'one\n' })));
+  try {
+    const git = (...args: string[]) => spawnSync('git', ['-c', 'core.quotePath=true', ...args], { cwd: directory, encoding: 'utf8' });
+    git('init', '-q');
+    git('add', '-A');
+    for (const path of paths) writeFileSync(join(directory, path), 'two\n');
+    const actual = writePatch(
+      paths.map((path) => ({ path, content: 'one\n' })),
+      paths.map((path) => ({ path, content: 'two\n' })),
+    );
+    assert.equal(actual, git('diff', '--no-color', '--no-ext-diff').stdout.replace(/^index .*\n/gm, ''));
+  } finally {
+    rmSync(directory, { recursive: true, force: true });
+  }
 });

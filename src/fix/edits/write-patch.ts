@@ -1,9 +1,11 @@
 import { structuredPatch } from 'diff';
+import { gitQuotedName } from './git-path-quote.ts';
 import type { SourceFile } from './source-file.ts';
 
 /**
  * A git-style unified diff from before/after (`diff --git a/p b/p`, `new file mode 100644` for
- * created files); '' when nothing changed. It applies with both `git apply` and `patch -p1`.
+ * created files); '' when nothing changed. Names are written as git writes them (quoted when
+ * git quotes them), so it applies with both `git apply` and `patch -p1`.
  */
 export function writePatch(before: readonly SourceFile[], after: readonly SourceFile[]): string {
   const old = new Map(before.map((file) => [file.path, file.content]));
@@ -14,16 +16,14 @@ export function writePatch(before: readonly SourceFile[], after: readonly Source
 
 function filePatch(path: string, before: string | undefined, after: string | undefined): string {
   if (before === after) return '';
-  // eslint-disable-next-line no-control-regex -- control characters are exactly what this refuses
-  if (/[\u0000-\u001f\u007f"\\]/.test(path)) {
-    throw new Error(`cannot write a patch for ${JSON.stringify(path)}: control character, quote or backslash`);
-  }
-  // Git ends a ---/+++ name that contains a space with a tab, so that patch(1) reads the whole name.
-  const tab = path.includes(' ') ? '\t' : '';
-  const header = [`diff --git a/${path} b/${path}`];
-  if (before === undefined) header.push('new file mode 100644', '--- /dev/null', `+++ b/${path}${tab}`);
-  else if (after === undefined) header.push('deleted file mode 100644', `--- a/${path}${tab}`, '+++ /dev/null');
-  else header.push(`--- a/${path}${tab}`, `+++ b/${path}${tab}`);
+  const a = gitQuotedName('a/', path);
+  const b = gitQuotedName('b/', path);
+  // Git ends a ---/+++ line whose name holds a space with a tab, so that patch(1) reads the whole name.
+  const tab = a.includes(' ') ? '\t' : '';
+  const header = [`diff --git ${a} ${b}`];
+  if (before === undefined) header.push('new file mode 100644', '--- /dev/null', `+++ ${b}${tab}`);
+  else if (after === undefined) header.push('deleted file mode 100644', `--- ${a}${tab}`, '+++ /dev/null');
+  else header.push(`--- ${a}${tab}`, `+++ ${b}${tab}`);
   const { hunks } = structuredPatch('a', 'b', before ?? '', after ?? '', undefined, undefined, { context: 3 });
   if (hunks.length === 0) return header.slice(0, before === undefined || after === undefined ? 2 : 1).join('\n') + '\n';
   const body = hunks.flatMap((hunk) => [`@@ -${range(hunk.oldStart, hunk.oldLines)} +${range(hunk.newStart, hunk.newLines)} @@`, ...hunk.lines]);

@@ -77,7 +77,7 @@ const quoteRecord: FixQuoteRecord = {
   expiresAt: '2026-11-24T05:06:00.000Z',
 };
 
-export const quoteExample = renderQuote(quoteRecord);
+export const quoteExample = renderQuote(quoteRecord, 3);
 
 const runRecord: FixRunRecord = {
   id: 'run_01JD8Y7G9J1L3N5Q7S9U1W3Y5A',
@@ -167,7 +167,7 @@ export const agentListExample: FixAgentList = {
           connected: true,
           connected_models: ['up/alpha', 'up/beta'],
           allowed_for_key: true,
-          price: { typical: '0.004100000', largest: '0.012300000' },
+          price: { smallest: '0.000600000', typical: '0.004100000', largest: '0.012300000', largest_any_steps: '0.034700000' },
           max_input_tokens: 100_000,
         },
       ],

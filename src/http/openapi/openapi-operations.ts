@@ -177,6 +177,7 @@ export const operations: OperationSpec[] = [
     summary: 'Price a fix; free, holds nothing, valid 5 minutes',
     tag: 'Fix agents',
     wire: 'either',
+    billable: true,
     scope: 'fix',
     body: { component: 'FixQuoteRequest', example: examples.quoteRequestExample },
     answer: answerOf('FixQuote', examples.quoteExample),

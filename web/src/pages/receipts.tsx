@@ -107,6 +107,7 @@ export function ReceiptsPage({ path }: { path: string }) {
             <option value="chat.completions">chat.completions</option>
             <option value="messages">messages</option>
             <option value="responses">responses</option>
+            <option value="fix.quote">fix.quote</option>
             <option value="fix.runs">fix.runs</option>
           </select>
         </label>
