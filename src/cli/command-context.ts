@@ -12,6 +12,10 @@ export interface CommandOptions {
   'rate-limit'?: string;
   expires?: string;
   note?: string;
+  model?: string;
+  url?: string;
+  scope?: string;
+  write?: boolean;
 }
 
 export interface CommandContext {

@@ -6,6 +6,7 @@ import { CliError } from './cli-error.ts';
 import { report, type CommandContext, type CommandOptions } from './command-context.ts';
 import { addFunds, clearBudget, setBudget, showBudget, showFunds } from './funds-commands.ts';
 import { createKey, listKeys, revokeKey } from './keys-commands.ts';
+import { setupClaudeCode, setupCodex } from './setup-commands.ts';
 import { usageText } from './usage.ts';
 
 export interface CliOutput {
@@ -29,6 +30,10 @@ const optionDefinitions = {
   'rate-limit': { type: 'string' },
   expires: { type: 'string' },
   note: { type: 'string' },
+  model: { type: 'string' },
+  url: { type: 'string' },
+  scope: { type: 'string' },
+  write: { type: 'boolean' },
 } as const;
 
 const globalOptions = new Set(['config', 'json', 'help']);
@@ -54,6 +59,8 @@ const commands: CommandSpec[] = [
   { words: ['budget', 'set'], args: ['usd'], options: [], run: setBudget },
   { words: ['budget', 'clear'], args: [], options: [], run: clearBudget },
   { words: ['budget', 'show'], args: [], options: [], run: showBudget },
+  { words: ['setup', 'claude-code'], args: [], options: ['model', 'url', 'scope', 'write'], run: setupClaudeCode },
+  { words: ['setup', 'codex'], args: [], options: ['model', 'url', 'write'], run: setupCodex },
   {
     words: ['migrate'],
     args: [],
