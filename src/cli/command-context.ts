@@ -23,6 +23,9 @@ export interface CommandOptions {
   role?: string;
   port?: string;
   host?: string;
+  url?: string;
+  scope?: string;
+  write?: boolean;
 }
 
 /** What every command gets; those that open no database (start, check-config) get only this. */

@@ -11,6 +11,7 @@ import { addMember, listMembers, removeMember } from './members-commands.ts';
 import { listReceipts } from './receipts-commands.ts';
 import { didYouMean } from './report-options.ts';
 import { showUsage } from './usage-commands.ts';
+import { setupClaudeCode, setupCodex } from './setup-commands.ts';
 import { usageText } from './usage.ts';
 
 export interface CliOutput {
@@ -45,6 +46,9 @@ const optionDefinitions = {
   role: { type: 'string' },
   port: { type: 'string' },
   host: { type: 'string' },
+  url: { type: 'string' },
+  scope: { type: 'string' },
+  write: { type: 'boolean' },
 } as const;
 
 const globalOptions = new Set(['config', 'json', 'help']);
@@ -82,6 +86,8 @@ const commands: CommandSpec[] = [
   { words: ['members', 'list'], args: [], options: [], run: listMembers },
   { words: ['members', 'add'], args: ['address'], options: ['role'], run: addMember },
   { words: ['members', 'remove'], args: ['address'], options: [], run: removeMember },
+  { words: ['setup', 'claude-code'], args: [], options: ['model', 'url', 'scope', 'write'], run: setupClaudeCode },
+  { words: ['setup', 'codex'], args: [], options: ['model', 'url', 'write'], run: setupCodex },
   {
     words: ['migrate'],
     args: [],

@@ -38,6 +38,17 @@ Commands:
   members list                Console members, owner first
   members add <address>       Add a member; --role owner only while the workspace has no owner
   members remove <address>    Remove a member and end its console sessions
+  setup claude-code           Mint a key for Claude Code and print its settings (base URL, key,
+                              model, context window and output limit of the model)
+      --write                   Merge them into its settings file instead of printing them
+      --scope <where>           user ($CLAUDE_CONFIG_DIR or ~/.claude/settings.json, default),
+                                project (.claude/settings.json), local (.claude/settings.local.json)
+  setup codex                 Mint a key for Codex and print its config.toml provider and model
+      --write                   Write them, the key (.env) and the model's metadata (a model
+                                catalog) into $CODEX_HOME or ~/.codex
+      --model <alias-or-id>     Either setup: the model the tool uses (default svc/balanced)
+      --url <url>               Either setup: the gateway's address as the tool reaches it
+                                (default: server.host and server.port of the config)
   migrate                     Create or upgrade the database schema
   help                        Show this text
 
