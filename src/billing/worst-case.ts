@@ -30,7 +30,12 @@ export function worstPricesFor(model: ModelConfig, inputTokens: number): Applied
     output = Math.max(output, tier.price.outputNanoPerMillion);
   }
   const reached = tierPricesFor(model, inputTokens);
-  return { inputNanoPerMillion: input, cachedInputNanoPerMillion: reached.cachedInputNanoPerMillion, cacheWriteNanoPerMillion: reached.cacheWriteNanoPerMillion, outputNanoPerMillion: output };
+  return {
+    inputNanoPerMillion: input,
+    cachedInputNanoPerMillion: reached.cachedInputNanoPerMillion,
+    cacheWriteNanoPerMillion: reached.cacheWriteNanoPerMillion,
+    outputNanoPerMillion: output,
+  };
 }
 
 function worstCaseOf(request: ChatRequest, candidates: ModelConfig[], inputTokens: (model: ModelConfig) => number): number {

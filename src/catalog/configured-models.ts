@@ -23,7 +23,10 @@ interface Issue {
 
 /** A glob (`*` any characters, `?` one) as an anchored expression; a name without either matches only itself. */
 export function globPattern(glob: string): RegExp {
-  const source = glob.replace(/[.+^${}()|[\]\\]/g, '\\$&').replace(/\*/g, '.*').replace(/\?/g, '.');
+  const source = glob
+    .replace(/[.+^${}()|[\]\\]/g, '\\$&')
+    .replace(/\*/g, '.*')
+    .replace(/\?/g, '.');
   return new RegExp(`^${source}$`);
 }
 

@@ -61,7 +61,10 @@ export const DEFAULT_TRAITS: ModelTraits = { maxOutputTokens: 8_192, tools: fals
 
 /** The family traits of `upstream`, or undefined when no family covers it. */
 export function traitsOf(upstream: string): ModelTraits | undefined {
-  const name = upstream.slice(upstream.lastIndexOf('/') + 1).toLowerCase().replace(/\./g, '-');
+  const name = upstream
+    .slice(upstream.lastIndexOf('/') + 1)
+    .toLowerCase()
+    .replace(/\./g, '-');
   const family = families.find(([prefix]) => name.startsWith(prefix));
   if (!family) return undefined;
   const [, maxOutputTokens, capabilities] = family;

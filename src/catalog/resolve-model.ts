@@ -90,7 +90,9 @@ export function resolveModel(entry: ModelEntry, provider: ProviderCatalog): Reso
     price = entry.price.base;
     priceTiers = entry.price.tiers;
     if (found?.price && !samePrices(price, found.price)) {
-      warnings.push(`${entry.id}: the configured price (${describePrices(price)}) differs from the catalog's ${found.catalogId} (${describePrices(found.price)})`);
+      warnings.push(
+        `${entry.id}: the configured price (${describePrices(price)}) differs from the catalog's ${found.catalogId} (${describePrices(found.price)})`,
+      );
     }
   } else if (found?.price) {
     price = found.price;

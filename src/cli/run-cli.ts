@@ -6,6 +6,7 @@ import { CliError } from './cli-error.ts';
 import { report, type CommandContext, type CommandOptions } from './command-context.ts';
 import { addFunds, clearBudget, setBudget, showBudget, showFunds } from './funds-commands.ts';
 import { createKey, listKeys, revokeKey } from './keys-commands.ts';
+import { showModels, type ConfigContext } from './models-command.ts';
 import { usageText } from './usage.ts';
 
 export interface CliOutput {
@@ -45,7 +46,14 @@ interface CommandSpec {
   run(context: CommandContext): Promise<void>;
 }
 
-const commands: CommandSpec[] = [
+/** A command that reads only the config: no database is opened, no provider is needed. */
+interface ConfigCommandSpec extends Omit<CommandSpec, 'run'> {
+  configOnly: true;
+  run(context: ConfigContext): Promise<void>;
+}
+
+const commands: Array<CommandSpec | ConfigCommandSpec> = [
+  { words: ['models'], args: [], options: [], configOnly: true, run: showModels },
   { words: ['keys', 'create'], args: [], options: ['name', 'scopes', 'models', 'daily-limit', 'rate-limit', 'expires'], run: createKey },
   { words: ['keys', 'list'], args: [], options: [], run: listKeys },
   { words: ['keys', 'revoke'], args: ['id-or-prefix'], options: [], run: revokeKey },
@@ -58,7 +66,7 @@ const commands: CommandSpec[] = [
     words: ['migrate'],
     args: [],
     options: [],
-    run: async (context) => {
+    run: async (context: CommandContext) => {
       // openStore has migrated already; running again is a no-op that proves it.
       await context.store.migrate();
       const database = describeStore(storeBackend(context.config));
@@ -67,7 +75,7 @@ const commands: CommandSpec[] = [
   },
 ];
 
-function findCommand(positionals: string[]): CommandSpec {
+function findCommand(positionals: string[]): CommandSpec | ConfigCommandSpec {
   const command = commands.find((candidate) => candidate.words.every((word, index) => positionals[index] === word));
   if (command) return command;
   const group = commands.filter((candidate) => candidate.words.length > 1 && candidate.words[0] === positionals[0]);
@@ -118,6 +126,7 @@ async function dispatch(argv: string[], output: CliOutput): Promise<void> {
   checkUsage(command, args, options);
 
   const config = loadConfig(options.config);
+  if ('configOnly' in command) return command.run({ config, options, args, print: output.stdout });
   let shared: SharedState;
   try {
     // With REDIS_URL, key changes made here are announced to every running gateway at once.

@@ -20,6 +20,8 @@ Commands:
   budget set <usd>            Monthly budget of the account (charges plus holds, per UTC month)
   budget clear                Remove the monthly budget
   budget show                 This month's spend, holds and budget
+  models                      What the config's models resolve to: prices, context window,
+                                output limit, capabilities, each from the catalog or the config
   migrate                     Create or upgrade the database schema
   help                        Show this text
 

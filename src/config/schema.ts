@@ -152,7 +152,12 @@ const model = z
       return;
     }
     for (const field of ['upstream', 'price'] as const) {
-      if (value[field] !== undefined) context.addIssue({ code: 'custom', path: [field], message: 'not allowed on a wildcard model: each model is its own upstream, priced by the catalog' });
+      if (value[field] !== undefined)
+        context.addIssue({
+          code: 'custom',
+          path: [field],
+          message: 'not allowed on a wildcard model: each model is its own upstream, priced by the catalog',
+        });
     }
   })
   .transform((value): ModelEntry => value);
@@ -305,7 +310,8 @@ export const configSchema = z
     for (const [name, entry] of Object.entries(config.aliases)) {
       if (modelIds.has(name)) context.addIssue({ code: 'custom', path: ['aliases', name], message: `${name} is also a model id` });
       entry.candidates.forEach((candidate, index) => {
-        if (!known(candidate)) context.addIssue({ code: 'custom', path: ['aliases', name, 'candidates', index], message: `unknown model ${candidate}` });
+        if (!known(candidate))
+          context.addIssue({ code: 'custom', path: ['aliases', name, 'candidates', index], message: `unknown model ${candidate}` });
       });
     }
   })

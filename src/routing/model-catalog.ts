@@ -68,7 +68,8 @@ export class ModelCatalog {
     const wildcard = wildcardFor(this.wildcards, id);
     if (!wildcard) return undefined;
     const resolution = resolveWildcard(wildcard, id);
-    if ('problem' in resolution) throw new GatewayError('unsupported_model', `model "${id}" cannot be served: ${resolution.problem.replace(/; set its price.*$/, '')}`);
+    if ('problem' in resolution)
+      throw new GatewayError('unsupported_model', `model "${id}" cannot be served: ${resolution.problem.replace(/; set its price.*$/, '')}`);
     if (this.resolved.size < MAX_WILDCARD_MODELS) this.resolved.set(id, resolution.model);
     return resolution.model;
   }
@@ -81,23 +82,25 @@ export class ModelCatalog {
     const alias = this.aliases.get(requested);
     if (alias) return { alias, names: [requested] };
     const model = this.models.get(requested);
-    if (model) return { model, names: [requested] };
+    if (model) return { model, names: this.withWildcard([requested], requested) };
     const rule = this.rules.find((entry) => entry.pattern.test(requested));
     const name = rule ? rule.to : requested;
     const ruled = rule ? this.aliases.get(name) : undefined;
     if (ruled) return { alias: ruled, names: [requested, name] };
     const found = this.findModel(name);
-    if (found) {
-      const names = rule ? [requested, name] : [requested];
-      const wildcard = this.models.has(name) ? undefined : wildcardFor(this.wildcards, name);
-      if (wildcard) names.push(wildcard.id);
-      return { model: found, names };
-    }
+    if (found) return { model: found, names: this.withWildcard(rule ? [requested, name] : [requested], name) };
     const suggestion = nearestName(requested, this.knownNames());
     throw new GatewayError(
       'unsupported_model',
       `model "${requested}" is neither an alias nor a model id listed by GET /v1/models${suggestion ? `; did you mean "${suggestion}"?` : ''}`,
     );
+  }
+
+  /** `names`, and the id of the wildcard entry that covers model `id` if one does: a key allowing openai/* allows every openai/ model. */
+  private withWildcard(names: string[], id: string): string[] {
+    const wildcard = this.wildcards.length ? wildcardFor(this.wildcards, id) : undefined;
+    if (wildcard) names.push(wildcard.id);
+    return names;
   }
 
   /** Why `rule` cannot be applied (an unknown alias or model, no or repeated candidates), or null. */
