@@ -39,6 +39,8 @@ aliases:
   svc/balanced: { candidates: [anthropic/claude-sonnet-4-5] }
   svc/best: { candidates: [anthropic/claude-sonnet-4-5, openai/gpt-4.1-mini] }
   team/coder: { candidates: [openai/gpt-4.1-mini, anthropic/claude-sonnet-4-5] }
+model_rules:
+  - { match: "claude-*", to: svc/balanced }
 `;
 }
 

@@ -52,17 +52,12 @@ describe('a config of only ids and providers', () => {
     assert.deepEqual(config.catalogWarnings, []);
   });
 
-  test('keeps the contract reasoning levels of the svc aliases, and the default name rules', () => {
+  test('keeps the contract reasoning levels of the svc aliases, and has no name rules unless it lists them', () => {
     assert.equal(config.aliases['svc/fast'].reasoning, 'low');
     assert.equal(config.aliases['svc/balanced'].reasoning, 'medium');
     assert.equal(config.aliases['svc/best'].reasoning, 'xhigh');
-    assert.deepEqual(
-      config.modelRules.map((rule) => [rule.match, rule.to]),
-      [
-        ['claude-*', 'svc/balanced'],
-        ['gpt-*', 'svc/best'],
-      ],
-    );
+    assert.deepEqual(config.modelRules, []);
+    assert.throws(() => new ModelCatalog(config).route('claude-sonnet-4-5-20250929'), /neither an alias nor a model id/);
   });
 });
 

@@ -31,6 +31,8 @@ aliases:
   svc/balanced: { candidates: [anthropic/claude-sonnet-4-5] }
   svc/best: { candidates: [anthropic/claude-sonnet-4-5] }
   team/coder: { candidates: [openai/gpt-4.1-mini, anthropic/claude-sonnet-4-5] }
+model_rules:
+  - { match: "claude-*", to: svc/balanced }
 `;
 
 function gateway(...args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {

@@ -181,12 +181,6 @@ const modelRule = z
   })
   .strict();
 
-/** Used when the config has no model_rules: Claude Code and Codex work with no model setting. */
-const DEFAULT_MODEL_RULES = [
-  { match: 'claude-*', to: 'svc/balanced' },
-  { match: 'gpt-*', to: 'svc/best' },
-];
-
 export const configSchema = z
   .object({
     server: z
@@ -278,7 +272,7 @@ export const configSchema = z
     models: z.array(model).min(1),
     aliases: z.record(z.string().regex(/^[a-z0-9][a-z0-9._-]*\/[a-z0-9][a-z0-9._-]*$/, 'must look like team/name'), alias),
     /** Names tools send mapped to an alias or a model id; first match wins. */
-    model_rules: z.array(modelRule).optional(),
+    model_rules: z.array(modelRule).default([]),
   })
   .strict()
   .superRefine((config, context) => {
@@ -316,7 +310,7 @@ export const configSchema = z
     }
   })
   .transform((config, context) => {
-    const resolved = resolveConfiguredModels(config.providers, config.models, config.aliases, config.model_rules ?? DEFAULT_MODEL_RULES);
+    const resolved = resolveConfiguredModels(config.providers, config.models, config.aliases, config.model_rules);
     for (const issue of resolved.issues) context.addIssue({ code: 'custom', path: issue.path, message: issue.message });
     const aliases: Record<string, { candidates: string[]; reasoning: ReasoningEffort }> = {};
     for (const [name, entry] of Object.entries(config.aliases)) {
