@@ -191,5 +191,14 @@ describe('models from the built-in catalog, over real HTTP', () => {
     ]);
     assert.equal(byId.get('openai/*')?.type, 'wildcard');
     assert.equal(byId.get('openai/*')?.owned_by, 'openai');
+
+    const { key: anyOpenAi } = await issueApiKey(gateway.deps.store, { name: 'openai list', scopes: ['inference'], models: ['openai/*'] });
+    const listed = (await (await fetch(`${gateway.url}/v1/models`, { headers: { authorization: `Bearer ${anyOpenAi}` } })).json()) as {
+      data: Array<{ id: string }>;
+    };
+    assert.deepEqual(
+      listed.data.map((entry) => entry.id),
+      ['openai/gpt-4.1-mini', 'openai/o4-mini', 'openai/*'],
+    );
   });
 });

@@ -1,6 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import { keyAllowsModel } from '../auth/key-authenticator.ts';
 import type { ModelConfig } from '../config/schema.ts';
+import { wildcardFor } from '../catalog/configured-models.ts';
 import { GatewayError } from '../errors/gateway-error.ts';
 import { formatUsd } from '../lib/money.ts';
 import type { GatewayDeps } from './gateway-deps.ts';
@@ -113,14 +114,14 @@ export function registerModelsRoute(app: FastifyInstance, deps: GatewayDeps): vo
   const created = Math.floor(Date.now() / 1000);
   app.get('/models', async (request): Promise<ModelList | AnthropicModelList> => {
     const key = authenticatedKey(request);
+    // A key allowing openai/* may use every openai/ model, the configured ones too.
+    const allowsModel = (id: string) => keyAllowsModel(key, id) || keyAllowsModel(key, wildcardFor(deps.catalog.wildcards, id)?.id ?? id);
     if (request.headers['anthropic-version'] !== undefined) {
       const entries = [
         ...[...deps.catalog.aliases.values()]
           .filter((alias) => keyAllowsModel(key, alias.name))
           .map((alias) => ({ id: alias.name, display_name: `${alias.name} (${alias.candidates.map((model) => model.id).join(', ')})` })),
-        ...[...deps.catalog.models.values()]
-          .filter((model) => keyAllowsModel(key, model.id))
-          .map((model) => ({ id: model.id, display_name: model.id })),
+        ...[...deps.catalog.models.values()].filter((model) => allowsModel(model.id)).map((model) => ({ id: model.id, display_name: model.id })),
         ...deps.catalog.wildcards
           .filter((wildcard) => keyAllowsModel(key, wildcard.id))
           .map((wildcard) => ({ id: wildcard.id, display_name: `${wildcard.id} (any ${wildcard.namespace}<name> the catalog prices)` })),
@@ -143,7 +144,7 @@ export function registerModelsRoute(app: FastifyInstance, deps: GatewayDeps): vo
       data.push(entry);
     }
     for (const model of deps.catalog.models.values()) {
-      if (keyAllowsModel(key, model.id)) data.push(modelEntry(model, created));
+      if (allowsModel(model.id)) data.push(modelEntry(model, created));
     }
     for (const wildcard of deps.catalog.wildcards) {
       if (!keyAllowsModel(key, wildcard.id)) continue;
