@@ -61,6 +61,7 @@ export async function createGateway(
   const released = await holdKeeper.start();
   if (released) logger.warn({ released }, 'released holds left by a stopped gateway process; their receipts are closed');
   const catalog = new ModelCatalog(config);
+  for (const warning of config.catalogWarnings) logger.warn(warning);
   const health = new ModelHealth({
     failuresToCool: config.health.failures_to_cool,
     coolDownMs: config.health.cool_down_seconds * 1000,

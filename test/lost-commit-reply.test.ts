@@ -15,6 +15,7 @@ import { startTcpProxy, type TcpProxy } from './helpers/tcp-proxy.ts';
 const model = {
   id: 'up/alpha',
   price: { inputNanoPerMillion: 1e9, cachedInputNanoPerMillion: 1e9, cacheWriteNanoPerMillion: 1e9, outputNanoPerMillion: 1e9 },
+  priceTiers: [],
 } as unknown as ModelConfig;
 const usage = { inputTokens: 600, cachedInputTokens: 0, cacheWriteTokens: 0, outputTokens: 400, reasoningTokens: 0 };
 

@@ -5,7 +5,7 @@ import type { Usage } from '../canonical/chat-result.ts';
 import type { Attempt } from '../routing/attempt.ts';
 import type { ApiKeyRecord, HoldDecision, HoldRecord, ReceiptRecord, ReceiptStatus } from '../storage/records.ts';
 import type { LedgerStore } from '../storage/ledger-store.ts';
-import { costOfUsage, pricesOf } from './price-usage.ts';
+import { costOfCall, pricesOf } from './price-usage.ts';
 
 /** Where holds get their owner and expiry; `live`, when given, is told which requests are in flight (hold-keeper.ts). */
 export interface HoldSource {
@@ -125,12 +125,12 @@ export class MeteredRequest {
     this.answeringModel = model;
     this.calls.push({ model, usage });
     this.usageEstimated ||= estimated;
-    return costOfUsage(usage, pricesOf(model));
+    return costOfCall(model, usage);
   }
 
   /** What the calls so far cost, before any cap. */
   get actualCostNano(): number {
-    return this.calls.reduce((sum, call) => sum + costOfUsage(call.usage, pricesOf(call.model)), 0);
+    return this.calls.reduce((sum, call) => sum + costOfCall(call.model, call.usage), 0);
   }
 
   /**
@@ -152,7 +152,8 @@ export class MeteredRequest {
 
   private async write(status: ReceiptStatus, errorCode: string | null, record: (receipt: ReceiptRecord) => Promise<unknown>): Promise<ReceiptRecord> {
     const { start } = this;
-    const prices = this.answeringModel ? pricesOf(this.answeringModel) : null;
+    // The tier the last call's prompt reached (a fix run's steps each pay their own).
+    const prices = this.answeringModel ? pricesOf(this.answeringModel, this.calls.at(-1)?.usage) : null;
     const actual = this.actualCostNano;
     const receipt: ReceiptRecord = {
       id: start.receiptId,

@@ -3,6 +3,8 @@ import type { ChatRequest } from '../canonical/chat-request.ts';
 import { costOfParts } from '../lib/money.ts';
 import type { PromptMeasure } from '../tokens/token-estimate.ts';
 import type { MeteredRequest } from './request-meter.ts';
+import { tierPricesFor } from './price-usage.ts';
+import type { AppliedPrices } from '../storage/records.ts';
 
 /** Output cap sent to a model: what the client asked, else the model's maximum. */
 export function outputCapFor(request: ChatRequest, model: ModelConfig): number {
@@ -14,12 +16,36 @@ export function worstCaseCost(prompt: PromptMeasure, candidates: ModelConfig[]):
   return worstCaseOf(prompt.request, candidates, (model) => prompt.ceiling(model));
 }
 
+/**
+ * The most a prompt of up to `inputTokens` can pay per token: the dearest of the tiers it can
+ * reach, each price on its own (a tier is reached when the prompt passes its size).
+ */
+export function worstPricesFor(model: ModelConfig, inputTokens: number): AppliedPrices {
+  if (!model.priceTiers.length) return model.price;
+  let input = model.price.inputNanoPerMillion;
+  let output = model.price.outputNanoPerMillion;
+  for (const tier of model.priceTiers) {
+    if (inputTokens <= tier.aboveInputTokens) break;
+    input = Math.max(input, tier.price.inputNanoPerMillion);
+    output = Math.max(output, tier.price.outputNanoPerMillion);
+  }
+  const reached = tierPricesFor(model, inputTokens);
+  return {
+    inputNanoPerMillion: input,
+    cachedInputNanoPerMillion: reached.cachedInputNanoPerMillion,
+    cacheWriteNanoPerMillion: reached.cacheWriteNanoPerMillion,
+    outputNanoPerMillion: output,
+  };
+}
+
 function worstCaseOf(request: ChatRequest, candidates: ModelConfig[], inputTokens: (model: ModelConfig) => number): number {
   let worst = 0;
   for (const model of candidates) {
+    const tokens = inputTokens(model);
+    const prices = worstPricesFor(model, tokens);
     const cost = costOfParts([
-      [inputTokens(model), model.price.inputNanoPerMillion],
-      [outputCapFor(request, model), model.price.outputNanoPerMillion],
+      [tokens, prices.inputNanoPerMillion],
+      [outputCapFor(request, model), prices.outputNanoPerMillion],
     ]);
     if (cost > worst) worst = cost;
   }
@@ -34,7 +60,9 @@ function worstCaseOf(request: ChatRequest, candidates: ModelConfig[], inputToken
  */
 export function estimatedCallCost(prompt: PromptMeasure, candidates: ModelConfig[]): number {
   const first = candidates[0];
-  return first ? costOfParts([[prompt.ceiling(first), first.price.inputNanoPerMillion]]) : 0;
+  if (!first) return 0;
+  const tokens = prompt.ceiling(first);
+  return costOfParts([[tokens, worstPricesFor(first, tokens).inputNanoPerMillion]]);
 }
 
 /**
@@ -43,7 +71,7 @@ export function estimatedCallCost(prompt: PromptMeasure, candidates: ModelConfig
  */
 export function estimatedFixCallCost(inputTokens: number, candidates: readonly ModelConfig[]): number {
   const first = candidates[0];
-  return first ? costOfParts([[inputTokens, first.price.inputNanoPerMillion]]) : 0;
+  return first ? costOfParts([[inputTokens, worstPricesFor(first, inputTokens).inputNanoPerMillion]]) : 0;
 }
 
 /**

@@ -35,7 +35,7 @@ export function parseModels(text: string | undefined, config: GatewayConfig): st
   if (text === undefined) return null;
   const models = splitList(text);
   if (!models.length) throw new CliError('--models needs at least one alias or model id (leave it out to allow every model)');
-  const known = [...Object.keys(config.aliases), ...config.models.map((model) => model.id)];
+  const known = [...Object.keys(config.aliases), ...config.models.map((model) => model.id), ...config.wildcards.map((wildcard) => wildcard.id)];
   for (const model of models) {
     if (!known.includes(model)) {
       throw new CliError(`unknown model "${model}"${didYouMean(model, known)}; choose from: ${known.join(', ')}`);

@@ -8,6 +8,7 @@ import { report, type CommandContext, type CommandOptions, type OfflineContext }
 import { addFunds, clearBudget, setBudget, showBudget, showFunds } from './funds-commands.ts';
 import { createKey, listKeys, revokeKey } from './keys-commands.ts';
 import { addMember, listMembers, removeMember } from './members-commands.ts';
+import { showModels } from './models-command.ts';
 import { listReceipts } from './receipts-commands.ts';
 import { didYouMean } from './report-options.ts';
 import { showUsage } from './usage-commands.ts';
@@ -73,6 +74,14 @@ const receiptOptions: (keyof CommandOptions)[] = ['key', 'model', 'status', 'sin
 const commands: CommandSpec[] = [
   { words: ['start'], args: [], options: ['port', 'host'], offline: true, run: startServer },
   { words: ['check-config'], args: [], options: [], offline: true, run: checkConfig },
+  // Reads only the config: works without provider secrets and opens no database.
+  {
+    words: ['models'],
+    args: [],
+    options: [],
+    offline: true,
+    run: (context: OfflineContext) => showModels({ ...context, config: loadConfig(context.options.config) }),
+  },
   { words: ['keys', 'create'], args: [], options: ['name', 'scopes', 'models', 'daily-limit', 'rate-limit', 'expires'], run: createKey },
   { words: ['keys', 'list'], args: [], options: [], run: listKeys },
   { words: ['keys', 'revoke'], args: ['id-or-prefix'], options: [], run: revokeKey },

@@ -49,6 +49,8 @@ Commands:
       --model <alias-or-id>     Either setup: the model the tool uses (default svc/balanced)
       --url <url>               Either setup: the gateway's address as the tool reaches it
                                 (default: server.host and server.port of the config)
+  models                      What the config's models resolve to: prices, context window,
+                                output limit, capabilities, each from the catalog or the config
   migrate                     Create or upgrade the database schema
   help                        Show this text
 

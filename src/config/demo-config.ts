@@ -65,4 +65,8 @@ aliases:
   svc/fast: { candidates: [sim/swift-mini, sim/steady], reasoning: low }
   svc/balanced: { candidates: [sim/steady, sim/sage], reasoning: medium }
   svc/best: { candidates: [sim/sage, sim/steady], reasoning: xhigh }
+# What Claude Code and Codex send when no model is set for them.
+model_rules:
+  - { match: "claude-*", to: svc/balanced }
+  - { match: "gpt-*", to: svc/best }
 `;

@@ -1,10 +1,18 @@
 import { z } from 'zod';
 import { usdPerMillionToNano } from '../lib/money.ts';
+import { decimalTextOf } from '../catalog/exact-price.ts';
+import { resolveConfiguredModels } from '../catalog/configured-models.ts';
+import { CATALOG_VENDORS, vendorOfBaseUrl } from '../catalog/price-catalog.ts';
+import type { ModelConfig, ModelEntry } from '../catalog/resolve-model.ts';
+import type { AppliedPrices } from '../storage/records.ts';
+
+/** The aliases the contract names: every config has them. */
+export const CONTRACT_ALIASES = ['svc/fast', 'svc/balanced', 'svc/best'] as const;
 
 /** USD amount written as a number or a decimal string ("0.40"). Kept exact as integer nano-USD. */
 const usdPerMillion = z.union([z.string(), z.number()]).transform((value, context) => {
   try {
-    return usdPerMillionToNano(String(value));
+    return usdPerMillionToNano(typeof value === 'number' ? decimalTextOf(value) : value);
   } catch (error) {
     context.addIssue({ code: z.ZodIssueCode.custom, message: (error as Error).message });
     return z.NEVER;
@@ -12,6 +20,7 @@ const usdPerMillion = z.union([z.string(), z.number()]).transform((value, contex
 });
 
 const reasoningEffort = z.enum(['low', 'medium', 'xhigh']);
+type ReasoningEffort = z.infer<typeof reasoningEffort>;
 
 const simulatedScriptEntry = z
   .object({
@@ -43,6 +52,11 @@ const provider = z
     connections: z.number().int().positive().default(64),
     /** Extra headers sent upstream on every call (e.g. OpenRouter attribution). */
     headers: z.record(z.string()).default({}),
+    /**
+     * Whose prices the catalog gives this provider's models (`none`: every model priced in the
+     * config). Default: the vendor whose API the base URL is, else anthropic or openai by kind.
+     */
+    catalog: z.enum(['none', ...CATALOG_VENDORS]).optional(),
     simulated: z
       .object({
         latency_ms: z.number().int().nonnegative().default(200),
@@ -66,6 +80,7 @@ const provider = z
     timeoutMs: value.timeout_ms,
     connections: value.connections,
     headers: value.headers,
+    catalog: value.catalog ?? vendorOfBaseUrl(value.base_url ?? '') ?? (value.kind === 'simulated' ? 'none' : value.kind),
     simulated: {
       latencyMs: value.simulated.latency_ms,
       tokensPerSecond: value.simulated.tokens_per_second,
@@ -73,59 +88,96 @@ const provider = z
     },
   }));
 
+const priceFields = {
+  input: usdPerMillion,
+  cached_input: usdPerMillion.optional(),
+  cache_write: usdPerMillion.optional(),
+  output: usdPerMillion,
+};
+
+function appliedPrices(value: { input: number; cached_input?: number; cache_write?: number; output: number }): AppliedPrices {
+  return {
+    inputNanoPerMillion: value.input,
+    cachedInputNanoPerMillion: value.cached_input ?? value.input,
+    cacheWriteNanoPerMillion: value.cache_write ?? value.input,
+    outputNanoPerMillion: value.output,
+  };
+}
+
+const price = z
+  .object({
+    ...priceFields,
+    /** Higher prices for prompts of more than `above_input_tokens` (every token of such a request). */
+    tiers: z
+      .array(z.object({ above_input_tokens: z.number().int().positive(), ...priceFields }).strict())
+      .default([])
+      .refine((tiers) => tiers.every((tier, index) => index === 0 || tier.above_input_tokens > tiers[index - 1]!.above_input_tokens), {
+        message: 'tiers must go up in above_input_tokens',
+      }),
+  })
+  .strict()
+  .transform((value) => ({
+    base: appliedPrices(value),
+    tiers: value.tiers.map((tier) => ({ aboveInputTokens: tier.above_input_tokens, price: appliedPrices(tier) })),
+  }));
+
+/**
+ * A model: only `id` and `provider` are needed; what else it leaves out comes from the catalog
+ * (config/../catalog). An id `<namespace>/*` allows every upstream model of its provider.
+ */
 const model = z
   .object({
     id: z.string().regex(/^[^/\s]+\/\S+$/, 'must look like provider/name'),
     provider: z.string(),
     upstream: z.string().optional(),
-    price: z
-      .object({
-        input: usdPerMillion,
-        cached_input: usdPerMillion.optional(),
-        cache_write: usdPerMillion.optional(),
-        output: usdPerMillion,
-      })
-      .strict(),
-    context_window: z.number().int().positive(),
-    max_output_tokens: z.number().int().positive(),
+    price: price.optional(),
+    context_window: z.number().int().positive().optional(),
+    max_output_tokens: z.number().int().positive().optional(),
     /** Most an image can count as input tokens for this model. */
     max_image_tokens: z.number().int().positive().default(1_600),
     capabilities: z
       .object({
-        tools: z.boolean().default(false),
-        vision: z.boolean().default(false),
-        reasoning: z.boolean().default(false),
-        /**
-         * Answers in a JSON schema natively (OpenAI response_format; Anthropic structured outputs
-         * via output_config). Default: true for OpenAI-compatible and simulated providers, false
-         * for Anthropic ones, which then get a forced tool instead.
-         */
+        tools: z.boolean().optional(),
+        vision: z.boolean().optional(),
+        reasoning: z.boolean().optional(),
         structured_output: z.boolean().optional(),
       })
       .strict()
       .default({}),
   })
   .strict()
-  .transform((value) => ({
-    id: value.id,
-    provider: value.provider,
-    upstream: value.upstream ?? value.id.slice(value.id.indexOf('/') + 1),
-    price: {
-      inputNanoPerMillion: value.price.input,
-      cachedInputNanoPerMillion: value.price.cached_input ?? value.price.input,
-      cacheWriteNanoPerMillion: value.price.cache_write ?? value.price.input,
-      outputNanoPerMillion: value.price.output,
-    },
-    contextWindow: value.context_window,
-    maxOutputTokens: value.max_output_tokens,
-    maxImageTokens: value.max_image_tokens,
-    capabilities: value.capabilities,
-  }));
+  .superRefine((value, context) => {
+    if (!value.id.endsWith('/*')) {
+      if (value.id.includes('*')) context.addIssue({ code: 'custom', path: ['id'], message: 'a wildcard id is <namespace>/*' });
+      return;
+    }
+    for (const field of ['upstream', 'price'] as const) {
+      if (value[field] !== undefined)
+        context.addIssue({
+          code: 'custom',
+          path: [field],
+          message: 'not allowed on a wildcard model: each model is its own upstream, priced by the catalog',
+        });
+    }
+  })
+  .transform((value): ModelEntry => value);
+
+const ALIAS_REASONING: Record<string, ReasoningEffort> = { 'svc/fast': 'low', 'svc/balanced': 'medium', 'svc/best': 'xhigh' };
 
 const alias = z
   .object({
     candidates: z.array(z.string()).min(1),
-    reasoning: reasoningEffort,
+    /** Default: the contract's level for the svc/* aliases, medium for others. */
+    reasoning: reasoningEffort.optional(),
+  })
+  .strict();
+
+const modelRule = z
+  .object({
+    /** A name as a tool sends it: exact, or a glob (`*` any characters, `?` one). */
+    match: z.string().min(1),
+    /** The alias or model id it is served as. */
+    to: z.string().min(1),
   })
   .strict();
 
@@ -225,7 +277,9 @@ export const configSchema = z
       })),
     providers: z.array(provider).min(1),
     models: z.array(model).min(1),
-    aliases: z.object({ 'svc/fast': alias, 'svc/balanced': alias, 'svc/best': alias }).strict(),
+    aliases: z.record(z.string().regex(/^[a-z0-9][a-z0-9._-]*\/[a-z0-9][a-z0-9._-]*$/, 'must look like team/name'), alias),
+    /** Names tools send mapped to an alias or a model id; first match wins. */
+    model_rules: z.array(modelRule).default([]),
   })
   .strict()
   .superRefine((config, context) => {
@@ -242,31 +296,59 @@ export const configSchema = z
       if (!providerIds.has(entry.provider)) {
         context.addIssue({ code: 'custom', path: ['models', index, 'provider'], message: `unknown provider ${entry.provider}` });
       }
-      if (entry.maxOutputTokens > entry.contextWindow) {
-        context.addIssue({ code: 'custom', path: ['models', index, 'max_output_tokens'], message: 'larger than context_window' });
-      }
     });
     for (const chain of Object.keys(config.console.rpcUrls)) {
       if (!config.console.chainIds.includes(Number(chain))) {
         context.addIssue({ code: 'custom', path: ['console', 'rpc_url', chain], message: `chain ${chain} is not in console.chain_ids` });
       }
     }
+    for (const name of CONTRACT_ALIASES) {
+      if (!config.aliases[name]) context.addIssue({ code: 'custom', path: ['aliases', name], message: 'required: the API names it' });
+    }
+    // Names a wildcard entry covers are resolved (and may be refused) once the rest is valid.
+    const namespaces = config.models.filter((entry) => entry.id.endsWith('/*')).map((entry) => entry.id.slice(0, -1));
+    const known = (id: string) => modelIds.has(id) || namespaces.some((namespace) => id.length > namespace.length && id.startsWith(namespace));
     for (const [name, entry] of Object.entries(config.aliases)) {
+      if (modelIds.has(name)) context.addIssue({ code: 'custom', path: ['aliases', name], message: `${name} is also a model id` });
       entry.candidates.forEach((candidate, index) => {
-        if (!modelIds.has(candidate)) {
+        if (!known(candidate))
           context.addIssue({ code: 'custom', path: ['aliases', name, 'candidates', index], message: `unknown model ${candidate}` });
-        }
       });
     }
   })
-  .transform((config) => {
-    const kinds = new Map(config.providers.map((entry) => [entry.id, entry.kind]));
-    for (const entry of config.models) entry.capabilities.structured_output ??= kinds.get(entry.provider) !== 'anthropic';
-    return config;
+  .transform((config, context) => {
+    const resolved = resolveConfiguredModels(config.providers, config.models, config.aliases, config.model_rules);
+    for (const issue of resolved.issues) context.addIssue({ code: 'custom', path: issue.path, message: issue.message });
+    const aliases: Record<string, { candidates: string[]; reasoning: ReasoningEffort }> = {};
+    for (const [name, entry] of Object.entries(config.aliases)) {
+      aliases[name] = { candidates: entry.candidates, reasoning: entry.reasoning ?? ALIAS_REASONING[name] ?? 'medium' };
+    }
+    return {
+      server: config.server,
+      database: config.database,
+      limits: config.limits,
+      logging: config.logging,
+      metrics: config.metrics,
+      health: config.health,
+      console: config.console,
+      providers: config.providers,
+      models: resolved.models,
+      wildcards: resolved.wildcards,
+      aliases: aliases as Record<AliasName, AliasConfig> & Record<string, AliasConfig>,
+      modelRules: resolved.rules,
+      /** Configured prices that differ from the catalog's, logged at start. */
+      catalogWarnings: resolved.warnings,
+    };
   });
+
+interface AliasConfig {
+  candidates: string[];
+  reasoning: ReasoningEffort;
+}
 
 export type GatewayConfig = z.output<typeof configSchema>;
 export type ProviderConfig = GatewayConfig['providers'][number];
-export type ModelConfig = GatewayConfig['models'][number];
-export type AliasName = keyof GatewayConfig['aliases'];
+export type { ModelConfig };
+/** The aliases the contract names; a config may add its own. */
+export type AliasName = (typeof CONTRACT_ALIASES)[number];
 export type SimulatedScriptEntry = z.output<typeof simulatedScriptEntry>;

@@ -9,6 +9,11 @@ const pricing = {
   output: usdAmount,
 };
 
+const priceTier = z
+  .object({ above_input_tokens: z.number().int().describe('Every token of a request whose prompt is longer pays these'), ...pricing })
+  .omit({ unit: true })
+  .strict();
+
 const aliasEntry = z
   .object({
     id: z.string(),
@@ -32,16 +37,27 @@ const modelEntry = z
     created: z.number().int(),
     owned_by: z.string().describe('The provider id of the config'),
     type: z.literal('model'),
-    pricing: z.object(pricing).strict(),
+    pricing: z.object({ ...pricing, tiers: z.array(priceTier).optional().describe('Higher prices for longer prompts, ascending') }).strict(),
     context_window: z.number().int(),
     max_output_tokens: z.number().int(),
     capabilities: z.object({ tools: z.boolean(), vision: z.boolean(), reasoning: z.boolean(), structured_output: z.boolean().optional() }).strict(),
   })
   .strict();
 
+const wildcardEntry = z
+  .object({
+    id: z.string().describe('<namespace>/*: any <namespace>/<name> is served by the provider as <name>'),
+    object: z.literal('model'),
+    created: z.number().int(),
+    owned_by: z.string().describe('The provider id of the config'),
+    type: z.literal('wildcard'),
+    description: z.string(),
+  })
+  .strict();
+
 /** GET /v1/models: the aliases and models the key may use. */
 export const modelListSchema = z
-  .object({ object: z.literal('list'), data: z.array(z.union([aliasEntry, modelEntry])) })
+  .object({ object: z.literal('list'), data: z.array(z.union([aliasEntry, modelEntry, wildcardEntry])) })
   .strict()
   .describe('OpenAI shape (without an anthropic-version header)');
 
@@ -70,4 +86,5 @@ export type ModelList = z.infer<typeof modelListSchema>;
 export type AnthropicModelList = z.infer<typeof anthropicModelListSchema>;
 type AliasEntry = z.infer<typeof aliasEntry>;
 type ModelEntry = z.infer<typeof modelEntry>;
-export type { AliasEntry, ModelEntry };
+type WildcardEntry = z.infer<typeof wildcardEntry>;
+export type { AliasEntry, ModelEntry, WildcardEntry };

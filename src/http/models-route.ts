@@ -1,11 +1,19 @@
 import type { FastifyInstance } from 'fastify';
 import { keyAllowsModel } from '../auth/key-authenticator.ts';
 import type { ModelConfig } from '../config/schema.ts';
+import { wildcardFor } from '../catalog/configured-models.ts';
 import { GatewayError } from '../errors/gateway-error.ts';
 import { formatUsd } from '../lib/money.ts';
 import type { GatewayDeps } from './gateway-deps.ts';
 import { authenticatedKey } from './request-context.ts';
-import { modelListQuerySchema, type AliasEntry, type AnthropicModelList, type ModelEntry, type ModelList } from './model-list-schema.ts';
+import {
+  modelListQuerySchema,
+  type AliasEntry,
+  type AnthropicModelList,
+  type ModelEntry,
+  type ModelList,
+  type WildcardEntry,
+} from './model-list-schema.ts';
 
 function pricing(price: ModelConfig['price']) {
   const unit = 'USD per 1M tokens' as const;
@@ -18,6 +26,20 @@ function pricing(price: ModelConfig['price']) {
   };
 }
 
+function modelPricing(model: ModelConfig): ModelEntry['pricing'] {
+  const base: ModelEntry['pricing'] = pricing(model.price);
+  if (model.priceTiers.length) {
+    base.tiers = model.priceTiers.map((tier) => ({
+      above_input_tokens: tier.aboveInputTokens,
+      input: formatUsd(tier.price.inputNanoPerMillion),
+      cached_input: formatUsd(tier.price.cachedInputNanoPerMillion),
+      cache_write: formatUsd(tier.price.cacheWriteNanoPerMillion),
+      output: formatUsd(tier.price.outputNanoPerMillion),
+    }));
+  }
+  return base;
+}
+
 function modelEntry(model: ModelConfig, created: number): ModelEntry {
   return {
     id: model.id,
@@ -25,21 +47,22 @@ function modelEntry(model: ModelConfig, created: number): ModelEntry {
     created,
     owned_by: model.provider,
     type: 'model',
-    pricing: pricing(model.price),
+    pricing: modelPricing(model),
     context_window: model.contextWindow,
     max_output_tokens: model.maxOutputTokens,
     capabilities: model.capabilities,
   };
 }
 
-/** Most any candidate of an alias may charge per token kind: what a request through it can cost at worst. */
+/** Most any candidate of an alias may charge per token kind, at any tier: what a request through it can cost at worst. */
 function highestPrices(models: ModelConfig[]): ModelConfig['price'] {
-  const highest = (pick: (model: ModelConfig) => number) => Math.max(...models.map(pick));
+  const prices = models.flatMap((model) => [model.price, ...model.priceTiers.map((tier) => tier.price)]);
+  const highest = (pick: (price: ModelConfig['price']) => number) => Math.max(...prices.map(pick));
   return {
-    inputNanoPerMillion: highest((model) => model.price.inputNanoPerMillion),
-    cachedInputNanoPerMillion: highest((model) => model.price.cachedInputNanoPerMillion),
-    cacheWriteNanoPerMillion: highest((model) => model.price.cacheWriteNanoPerMillion),
-    outputNanoPerMillion: highest((model) => model.price.outputNanoPerMillion),
+    inputNanoPerMillion: highest((price) => price.inputNanoPerMillion),
+    cachedInputNanoPerMillion: highest((price) => price.cachedInputNanoPerMillion),
+    cacheWriteNanoPerMillion: highest((price) => price.cacheWriteNanoPerMillion),
+    outputNanoPerMillion: highest((price) => price.outputNanoPerMillion),
   };
 }
 
@@ -91,18 +114,21 @@ export function registerModelsRoute(app: FastifyInstance, deps: GatewayDeps): vo
   const created = Math.floor(Date.now() / 1000);
   app.get('/models', async (request): Promise<ModelList | AnthropicModelList> => {
     const key = authenticatedKey(request);
+    // A key allowing openai/* may use every openai/ model, the configured ones too.
+    const allowsModel = (id: string) => keyAllowsModel(key, id) || keyAllowsModel(key, wildcardFor(deps.catalog.wildcards, id)?.id ?? id);
     if (request.headers['anthropic-version'] !== undefined) {
       const entries = [
         ...[...deps.catalog.aliases.values()]
           .filter((alias) => keyAllowsModel(key, alias.name))
           .map((alias) => ({ id: alias.name, display_name: `${alias.name} (${alias.candidates.map((model) => model.id).join(', ')})` })),
-        ...[...deps.catalog.models.values()]
-          .filter((model) => keyAllowsModel(key, model.id))
-          .map((model) => ({ id: model.id, display_name: model.id })),
+        ...[...deps.catalog.models.values()].filter((model) => allowsModel(model.id)).map((model) => ({ id: model.id, display_name: model.id })),
+        ...deps.catalog.wildcards
+          .filter((wildcard) => keyAllowsModel(key, wildcard.id))
+          .map((wildcard) => ({ id: wildcard.id, display_name: `${wildcard.id} (any ${wildcard.namespace}<name> the catalog prices)` })),
       ];
       return anthropicModelList(entries, new Date(created * 1000).toISOString(), request.query as Record<string, unknown>);
     }
-    const data: Array<AliasEntry | ModelEntry> = [];
+    const data: Array<AliasEntry | ModelEntry | WildcardEntry> = [];
     for (const alias of deps.catalog.aliases.values()) {
       if (!keyAllowsModel(key, alias.name)) continue;
       const entry: AliasEntry = {
@@ -118,7 +144,19 @@ export function registerModelsRoute(app: FastifyInstance, deps: GatewayDeps): vo
       data.push(entry);
     }
     for (const model of deps.catalog.models.values()) {
-      if (keyAllowsModel(key, model.id)) data.push(modelEntry(model, created));
+      if (allowsModel(model.id)) data.push(modelEntry(model, created));
+    }
+    for (const wildcard of deps.catalog.wildcards) {
+      if (!keyAllowsModel(key, wildcard.id)) continue;
+      const entry: WildcardEntry = {
+        id: wildcard.id,
+        object: 'model',
+        created,
+        owned_by: wildcard.entry.provider,
+        type: 'wildcard',
+        description: `any ${wildcard.namespace}<name>, sent to ${wildcard.entry.provider} as <name>, priced by the built-in catalog (${wildcard.provider.catalog}); a name it has no price for is unsupported_model`,
+      };
+      data.push(entry);
     }
     return { object: 'list', data };
   });

@@ -60,19 +60,15 @@ function preferStructuredOutput(candidates: ModelConfig[]): ModelConfig[] {
 }
 
 /**
- * Alias or model id -> ordered candidates that can serve the prompt's request. Throws
- * unsupported_model for unknown names and unsupported_parameter when none fits.
+ * Alias, model id or a name a model-name rule or wildcard entry covers -> ordered candidates
+ * that can serve the prompt's request. Throws unsupported_model for unknown names and unsupported_parameter when none fits.
  */
 export async function planRoute(catalog: ModelCatalog, requested: string, prompt: PromptMeasure, routing: RoutingOptions): Promise<RoutePlan> {
   const { request } = prompt;
-  const alias = catalog.aliases.get(requested);
-  const model = catalog.models.get(requested);
-  if (!alias && !model) {
-    throw new GatewayError('unsupported_model', `model "${requested}" is neither an alias nor a model id listed by GET /v1/models`);
-  }
+  const { alias, model } = catalog.route(requested);
   let candidates = alias ? alias.candidates : [model!];
   if (routing.allowedModels) {
-    const unknown = routing.allowedModels.filter((id) => !catalog.models.has(id));
+    const unknown = routing.allowedModels.filter((id) => !catalog.findModel(id));
     if (unknown.length) throw new GatewayError('unsupported_parameter', `routing.allowed_models names unknown models: ${unknown.join(', ')}`);
     const allowed = new Set(routing.allowedModels);
     candidates = candidates.filter((candidate) => allowed.has(candidate.id));

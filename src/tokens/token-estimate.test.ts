@@ -16,6 +16,8 @@ function modelWith(maxImageTokens: number): ModelConfig {
     maxOutputTokens: 8_192,
     maxImageTokens,
     capabilities: { tools: true, vision: true, reasoning: false },
+    priceTiers: [],
+    sources: { price: 'config', context_window: 'config', max_output_tokens: 'config', tools: 'config', vision: 'config', reasoning: 'config' },
   };
 }
 

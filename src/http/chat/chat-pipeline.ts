@@ -1,5 +1,5 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { requireModelAllowed, requireScope } from '../../auth/key-authenticator.ts';
+import { requireScope } from '../../auth/key-authenticator.ts';
 import { estimateUsage } from '../../billing/usage-estimate.ts';
 import { PromptMeasure } from '../../tokens/token-estimate.ts';
 import { outputCapFor, reserveWorstCase } from '../../billing/worst-case.ts';
@@ -8,6 +8,7 @@ import { GatewayError } from '../../errors/gateway-error.ts';
 import type { ChatResult, Usage } from '../../canonical/chat-result.ts';
 import { generateWithFallback, type CandidateCaller } from '../../routing/call-with-fallback.ts';
 import { planRoute } from '../../routing/plan-route.ts';
+import { requireRequestAllowed } from '../../routing/requested-model.ts';
 import type { ChatWire, ParsedChat } from '../../formats/chat-wire.ts';
 import type { GatewayDeps } from '../gateway-deps.ts';
 import type { Ending, RequestLifecycle } from '../request-lifecycle.ts';
@@ -38,7 +39,7 @@ export async function serveChat<Parsed extends ParsedChat>(
   const parsed = wire.parse(request.body, request.headers);
   metered.requestedModel = parsed.model;
   metered.start.stream = parsed.stream;
-  requireModelAllowed(key, parsed.model);
+  requireRequestAllowed(deps.catalog, key, parsed.model);
   // Measured once: routing, the hold, the usage estimates and message_start all read it.
   const prompt = new PromptMeasure(parsed.request);
   const plan = await planRoute(deps.catalog, parsed.model, prompt, parsed.routing);

@@ -1,5 +1,6 @@
 import type { FastifyInstance } from 'fastify';
-import { requireModelAllowed, requireScope } from '../../auth/key-authenticator.ts';
+import { requireScope } from '../../auth/key-authenticator.ts';
+import { requireRequestAllowed } from '../../routing/requested-model.ts';
 import { PromptMeasure } from '../../tokens/token-estimate.ts';
 import type { ModelConfig } from '../../config/schema.ts';
 import { GatewayError } from '../../errors/gateway-error.ts';
@@ -12,9 +13,8 @@ import { anthropicMessagesWire } from '../../formats/anthropic-messages/anthropi
 
 /** The model a count is made for: the model itself, or an alias's first candidate. */
 function firstCandidate(catalog: ModelCatalog, requested: string): ModelConfig {
-  const model = catalog.aliases.get(requested)?.candidates[0] ?? catalog.models.get(requested);
-  if (!model) throw new GatewayError('unsupported_model', `model "${requested}" is neither an alias nor a model id listed by GET /v1/models`);
-  return model;
+  const { alias, model } = catalog.route(requested);
+  return alias ? alias.candidates[0]! : model!;
 }
 
 /**
@@ -32,7 +32,7 @@ export function registerCountTokensRoute(scope: FastifyInstance, deps: GatewayDe
     const key = authenticatedKey(request);
     requireScope(key, 'inference');
     const parsed = parseMessagesRequest(request.body, { betas: parseBetas(request.headers['anthropic-beta']) });
-    requireModelAllowed(key, parsed.model);
+    requireRequestAllowed(deps.catalog, key, parsed.model);
     const model = firstCandidate(deps.catalog, parsed.model);
     // Counting is bounded by the context window: a larger prompt is refused on a bound.
     const prompt = new PromptMeasure(parsed.request);

@@ -38,7 +38,7 @@ function renderKey(key: ApiKeyRecord, now: number, spentTodayNano?: number) {
 /** Keys (create, list, revoke) and their limits, and the account's monthly budget. */
 export function registerKeysRoutes(app: FastifyInstance, deps: GatewayDeps): void {
   const actorOf = (request: Parameters<typeof signedIn>[0]) => displayAddress(signedIn(request).member.address);
-  const knownModels = () => [...deps.catalog.aliases.keys(), ...deps.catalog.models.keys()];
+  const knownModels = () => deps.catalog.knownNames();
 
   const createRequest = z
     .object({
