@@ -1,16 +1,14 @@
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
 import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import { fileURLToPath } from 'node:url';
 import { hashApiKey } from '../auth/api-key-format.ts';
 import { createSqliteStore } from '../storage/sqlite/sqlite-store.ts';
 import { DEFAULT_ACCOUNT_ID } from '../storage/store.ts';
 import { buildServer } from '../../test/helpers/build-server.ts';
+import { runGateway, type CliOutcome } from '../testing/cli-runner.ts';
 
-const launcher = fileURLToPath(new URL('../../bin/gateway.js', import.meta.url));
 const directories: string[] = [];
 
 // The launcher runs the compiled build: build it from the sources under test.
@@ -26,26 +24,10 @@ async function temporaryDatabase(): Promise<string> {
   return join(directory, 'gateway.db');
 }
 
-interface Outcome {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-}
+type Outcome = CliOutcome;
 
 /** Runs the real launcher, as an operator would, against the database at `databasePath`. */
-function gateway(databasePath: string, ...args: string[]): Promise<Outcome> {
-  const env: NodeJS.ProcessEnv = { ...process.env, DATABASE_PATH: databasePath };
-  delete env.GATEWAY_CONFIG;
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [launcher, ...args], { env, stdio: ['ignore', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (chunk) => (stdout += chunk));
-    child.stderr.on('data', (chunk) => (stderr += chunk));
-    child.on('error', reject);
-    child.on('close', (code) => resolve({ code, stdout, stderr }));
-  });
-}
+const gateway = (databasePath: string, ...args: string[]): Promise<Outcome> => runGateway(databasePath, args);
 
 async function succeed(databasePath: string, ...args: string[]): Promise<string> {
   const outcome = await gateway(databasePath, ...args);

@@ -1,14 +1,12 @@
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
-import { fileURLToPath } from 'node:url';
 import { buildServer } from '../../test/helpers/build-server.ts';
+import { runGateway } from '../testing/cli-runner.ts';
 
-const launcher = fileURLToPath(new URL('../../bin/gateway.js', import.meta.url));
 let directory: string;
 
 before(async () => {
@@ -35,19 +33,7 @@ model_rules:
   - { match: "claude-*", to: svc/balanced }
 `;
 
-function gateway(...args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  const env: NodeJS.ProcessEnv = { ...process.env, DATABASE_PATH: join(directory, 'absent', 'gateway.db') };
-  delete env.GATEWAY_CONFIG;
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [launcher, ...args], { env, stdio: ['ignore', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (chunk) => (stdout += chunk));
-    child.stderr.on('data', (chunk) => (stderr += chunk));
-    child.on('error', reject);
-    child.on('close', (code) => resolve({ code, stdout, stderr }));
-  });
-}
+const gateway = (...args: string[]) => runGateway(join(directory, 'absent', 'gateway.db'), args);
 
 async function configFile(name: string, text: string): Promise<string> {
   const path = join(directory, name);
