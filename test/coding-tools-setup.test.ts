@@ -155,6 +155,34 @@ describe('Claude Code', () => {
   });
 });
 
+describe('Claude Code with no model set', () => {
+  test("sends its own default model name, which the config's claude-* rule routes to svc/balanced", async () => {
+    const home = join(directory, 'claude-bare');
+    const configDir = join(home, 'claude-config');
+    const work = join(home, 'work');
+    mkdirSync(configDir, { recursive: true });
+    mkdirSync(work, { recursive: true });
+    const minted = JSON.parse(await gatewayCli(['keys', 'create', '--name', 'bare-claude', '--json'], process.env));
+    // Only where the gateway is and the key: no ANTHROPIC_MODEL nor any other model setting.
+    const env = toolEnv(home, { CLAUDE_CONFIG_DIR: configDir, ANTHROPIC_BASE_URL: gateway.url, ANTHROPIC_AUTH_TOKEN: minted.key });
+    const { stdout } = await runTool('claude', ['-p', 'Say hello', '--output-format', 'json'], { cwd: work, env });
+    const result = JSON.parse(stdout);
+    assert.equal(result.is_error, false, stdout);
+    assert.match(result.result, ANSWER);
+
+    const receipts = await receiptsOf(minted.key, minted.id);
+    assert.ok(receipts.length >= 1, 'the key has receipts');
+    for (const receipt of receipts) {
+      assert.match(receipt.requested_model, /^claude-/, 'the receipt keeps the name the tool sent');
+      assert.equal(receipt.status, 'succeeded');
+    }
+    assert.ok(
+      receipts.some((receipt) => receipt.model === 'sim/steady'),
+      'svc/balanced answered',
+    );
+  });
+});
+
 describe('Codex', () => {
   test('runs on what setup codex --write put in CODEX_HOME, without a model metadata warning, keeping the config already there', async () => {
     const home = join(directory, 'codex-home');
