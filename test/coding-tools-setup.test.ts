@@ -221,3 +221,43 @@ describe('Codex', () => {
     assert.ok(existsSync(join(codexHome, 'model-gateway-models.json')));
   });
 });
+
+describe('Codex with no model set', () => {
+  test("sends its own default model name, which the config's gpt-* rule routes to svc/best", async () => {
+    const home = join(directory, 'codex-bare');
+    const codexHome = join(home, 'codex');
+    const work = join(home, 'work');
+    mkdirSync(codexHome, { recursive: true });
+    mkdirSync(work, { recursive: true });
+    const minted = JSON.parse(await gatewayCli(['keys', 'create', '--name', 'bare-codex', '--json'], process.env));
+    // A provider pointing at the gateway and nothing else: no `model`, no catalog.
+    writeFileSync(
+      join(codexHome, 'config.toml'),
+      [
+        'model_provider = "gateway"',
+        'approval_policy = "never"',
+        '',
+        '[model_providers.gateway]',
+        'name = "gateway"',
+        `base_url = "${gateway.url}/v1"`,
+        'env_key = "GATEWAY_KEY"',
+        'wire_api = "responses"',
+        '',
+      ].join('\n'),
+    );
+    const env = toolEnv(home, { CODEX_HOME: codexHome, GATEWAY_KEY: minted.key });
+    const { stdout } = await runTool('codex', ['exec', '--skip-git-repo-check', 'Say hello'], { cwd: work, env });
+    assert.match(stdout, /This is sim\/sage, a simulated model of the gateway/);
+
+    const receipts = await receiptsOf(minted.key, minted.id);
+    assert.ok(receipts.length >= 1, 'the key has receipts');
+    for (const receipt of receipts) {
+      assert.match(receipt.requested_model, /^gpt-/, 'the receipt keeps the name the tool sent');
+      assert.equal(receipt.endpoint, 'responses');
+    }
+    assert.ok(
+      receipts.some((receipt) => receipt.status === 'succeeded' && receipt.model === 'sim/sage'),
+      'svc/best answered',
+    );
+  });
+});
