@@ -1,25 +1,11 @@
 import assert from 'node:assert/strict';
-import { execFile } from 'node:child_process';
-import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { readFile } from 'node:fs/promises';
 import { createServer } from 'node:net';
-import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
+import { join } from 'node:path';
 import { describe, test } from 'node:test';
-import { promisify } from 'node:util';
 import { parseUsd } from '../src/lib/money.ts';
-import { BROKEN_EDIT, FIX_INPUT, GOOD_EDIT, readEvents } from './helpers/fix-fixtures.ts';
+import { BROKEN_EDIT, FIX_INPUT, GOOD_EDIT, jsonOf as json, readEvents, withPatchedRepository } from './helpers/fix-fixtures.ts';
 import { startHarness, type Harness } from './helpers/gateway-harness.ts';
-
-const run = promisify(execFile);
-
-async function json(response: Response): Promise<any> {
-  const text = await response.text();
-  try {
-    return JSON.parse(text);
-  } catch {
-    throw new Error(`not JSON (${response.status}): ${text.slice(0, 500)}`);
-  }
-}
 
 async function quote(harness: Harness, body: Record<string, unknown>) {
   const response = await harness.post('/v1/fix/quote', { agent: 'code-fix', tier: 'fast', ...FIX_INPUT, ...body });
@@ -42,24 +28,15 @@ async function closedPort(): Promise<number> {
 
 /** `patch` applied with `git apply` in a fresh repository holding `files`: the files after it. */
 async function gitApplied(files: Array<{ path: string; content: string }>, patch: string, paths: string[]): Promise<Map<string, string | null>> {
-  const directory = await mkdtemp(join(tmpdir(), 'fix-paths-'));
-  try {
-    for (const file of files) {
-      await mkdir(dirname(join(directory, file.path)), { recursive: true });
-      await writeFile(join(directory, file.path), file.content);
-    }
-    await writeFile(join(directory, 'fix.patch'), patch);
-    await run('git', ['init', '-q'], { cwd: directory });
-    await run('git', ['apply', 'fix.patch'], { cwd: directory });
+  return withPatchedRepository(files, patch, async (directory, command) => {
+    await command('git', 'apply', 'fix.patch');
     const after = new Map<string, string | null>();
     for (const path of paths) after.set(path, await readFile(join(directory, path), 'utf8').catch(() => null));
     // patch(1) reads the same names.
-    await run('git', ['apply', '-R', 'fix.patch'], { cwd: directory });
-    await run('patch', ['-p1', '--batch', '--silent', '-i', 'fix.patch'], { cwd: directory });
+    await command('git', 'apply', '-R', 'fix.patch');
+    await command('patch', '-p1', '--batch', '--silent', '-i', 'fix.patch');
     return after;
-  } finally {
-    await rm(directory, { recursive: true, force: true });
-  }
+  });
 }
 
 describe('fix agents: paths real projects have', () => {

@@ -3,7 +3,7 @@ import { after, before, describe, test } from 'node:test';
 import fc from 'fast-check';
 import { issueApiKey } from '../src/auth/issue-api-key.ts';
 import { NANO_PER_USD, parseUsd } from '../src/lib/money.ts';
-import { FIX_INPUT, GOOD_EDIT } from './helpers/fix-fixtures.ts';
+import { FIX_INPUT, GOOD_EDIT, jsonOf as json } from './helpers/fix-fixtures.ts';
 import { startHarness, type Harness } from './helpers/gateway-harness.ts';
 
 /** Code-like lines of a few tokens each, to build inputs of a chosen size. */
@@ -20,15 +20,6 @@ function sourceOf(lines: number, seed: number): string {
   let text = '';
   for (let index = 0; index < lines; index++) text += LINES[(index * 7 + seed) % LINES.length];
   return text;
-}
-
-async function json(response: Response): Promise<any> {
-  const text = await response.text();
-  try {
-    return JSON.parse(text);
-  } catch {
-    throw new Error(`not JSON (${response.status}): ${text.slice(0, 500)}`);
-  }
 }
 
 async function quote(harness: Harness, body: Record<string, unknown>, key = harness.key) {

@@ -28,8 +28,12 @@ export const BROKEN_EDIT = 'The sum subtracts.\n\nsrc/math.js\n```\n<<<<<<< SEAR
 export const GOOD_EDIT =
   'add() subtracts instead of adding.\n\nsrc/math.js\n```\n<<<<<<< SEARCH\n  return a - b;\n=======\n  return a + b;\n>>>>>>> REPLACE\n```\n';
 
-/** Writes `files` into a fresh git repository and checks `patch` applies with git apply and patch -p1. */
-export async function assertPatchApplies(files: Array<{ path: string; content: string }>, patch: string): Promise<void> {
+/** A fresh git repository holding `files` and `patch` as fix.patch, given to `work`, removed after it. */
+export async function withPatchedRepository<T>(
+  files: Array<{ path: string; content: string }>,
+  patch: string,
+  work: (directory: string, git: (...args: string[]) => Promise<unknown>) => Promise<T>,
+): Promise<T> {
   const directory = await mkdtemp(join(tmpdir(), 'fix-patch-'));
   try {
     for (const file of files) {
@@ -38,10 +42,27 @@ export async function assertPatchApplies(files: Array<{ path: string; content: s
     }
     await writeFile(join(directory, 'fix.patch'), patch);
     await run('git', ['init', '-q'], { cwd: directory });
-    await run('git', ['apply', '--check', 'fix.patch'], { cwd: directory });
-    await run('patch', ['-p1', '--dry-run', '-i', 'fix.patch'], { cwd: directory });
+    return await work(directory, (...args) => run(args[0]!, args.slice(1), { cwd: directory }));
   } finally {
     await rm(directory, { recursive: true, force: true });
+  }
+}
+
+/** Writes `files` into a fresh git repository and checks `patch` applies with git apply and patch -p1. */
+export async function assertPatchApplies(files: Array<{ path: string; content: string }>, patch: string): Promise<void> {
+  await withPatchedRepository(files, patch, async (_directory, command) => {
+    await command('git', 'apply', '--check', 'fix.patch');
+    await command('patch', '-p1', '--dry-run', '-i', 'fix.patch');
+  });
+}
+
+/** A response's JSON body, or an error quoting what came instead. */
+export async function jsonOf(response: Response): Promise<any> {
+  const text = await response.text();
+  try {
+    return JSON.parse(text);
+  } catch {
+    throw new Error(`not JSON (${response.status}): ${text.slice(0, 500)}`);
   }
 }
 
