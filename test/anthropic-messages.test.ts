@@ -117,7 +117,8 @@ describe('a recorded Claude Code request', () => {
       'content_block_delta:1:text_delta',
       'content_block_stop:1',
       'content_block_start:2:tool_use',
-      ...Array(Math.ceil(editArguments.length / 6)).fill('content_block_delta:2:input_json_delta'),
+      // Relayed as the provider sent them: Anthropic opens a tool's input with an empty fragment.
+      ...Array(1 + Math.ceil(editArguments.length / 6)).fill('content_block_delta:2:input_json_delta'),
       'content_block_stop:2',
       'message_delta',
       'message_stop',

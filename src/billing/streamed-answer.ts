@@ -17,6 +17,8 @@ function partText(part: StreamPart): string {
       return part.name;
     case 'tool-call-delta':
       return part.argumentsDelta;
+    case 'relayed':
+      return part.text();
     case 'reasoning-end':
     case 'finish':
       return '';
@@ -31,6 +33,8 @@ function partText(part: StreamPart): string {
  */
 export class StreamedAnswer {
   private forwardedText = '';
+  /** Relayed reads: their text is read only for an estimate. */
+  private readonly relayed: Array<() => string> = [];
 
   constructor(
     private readonly metered: MeteredRequest,
@@ -40,12 +44,18 @@ export class StreamedAnswer {
   ) {}
 
   forwarded(part: StreamPart): void {
-    this.forwardedText += partText(part);
+    if (part.type === 'relayed') this.relayed.push(part.text);
+    else this.forwardedText += partText(part);
+  }
+
+  /** Everything forwarded; relayed text after the rest (an estimate counts tokens, which their order barely moves). */
+  private get sentText(): string {
+    return this.relayed.length === 0 ? this.forwardedText : this.forwardedText + this.relayed.map((text) => text()).join('');
   }
 
   /** The stream finished: returns the usage charged (reported, else estimated). */
   async succeeded(reported: Usage | undefined): Promise<Usage> {
-    const usage = reported ?? (await estimateUsage(this.prompt, this.model, this.forwardedText));
+    const usage = reported ?? (await estimateUsage(this.prompt, this.model, this.sentText));
     this.metered.answeredBy(this.model, usage, !reported);
     this.record('succeeded');
     return usage;
@@ -63,7 +73,7 @@ export class StreamedAnswer {
   }
 
   private async chargeWhatWasSent(): Promise<void> {
-    if (!this.metered.hasAnswer) this.metered.answeredBy(this.model, await estimateUsage(this.prompt, this.model, this.forwardedText), true);
+    if (!this.metered.hasAnswer) this.metered.answeredBy(this.model, await estimateUsage(this.prompt, this.model, this.sentText), true);
   }
 
   private record(outcome: 'succeeded' | 'failed' | 'cancelled', errorCode?: ErrorCode, detail?: string): void {

@@ -20,5 +20,11 @@ export type StreamPart =
   /** A tool call begins; `index` orders calls within the answer (0, 1, ...). */
   | { type: 'tool-call-start'; index: number; id: string; name: string }
   | { type: 'tool-call-delta'; index: number; argumentsDelta: string }
+  /**
+   * Same-format streams only (providers/provider.ts, `ProviderCall.relay`): the provider's own
+   * events of one upstream read, ready for a client of that format (the fields the contract sets
+   * already rewritten), and the text they carry, read only when the provider never reports usage.
+   */
+  | { type: 'relayed'; events: string; text: () => string }
   /** Last part of a successful stream. Usage is absent when the provider did not report it. */
   | { type: 'finish'; finishReason: FinishReason; usage?: Usage; stopSequence?: string };

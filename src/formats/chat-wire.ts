@@ -4,6 +4,7 @@ import type { ChatResult, Usage } from '../canonical/chat-result.ts';
 import type { StreamPart } from '../canonical/stream-part.ts';
 import type { GatewayError } from '../errors/gateway-error.ts';
 import type { RoutingOptions } from '../routing/plan-route.ts';
+import type { StreamRelay } from '../providers/provider.ts';
 
 /** What every chat wire format parses into. */
 export interface ParsedChat {
@@ -39,6 +40,8 @@ export interface ChatWire<Parsed extends ParsedChat> {
   createEncoder(context: AnswerContext, parsed: Parsed): StreamEncoder;
   /** Completion id for the answer body, from the request id suffix. */
   answerId(requestId: string): string;
+  /** A stream's relay for a provider of this format (ProviderCall.relay): absent for formats no provider speaks. */
+  relayFor?(context: AnswerContext, parsed: Parsed): StreamRelay;
   /** Its stream opens with the prompt count (Anthropic's message_start): count the prompt when the provider gave none. */
   readonly startsWithUsage?: boolean;
 }

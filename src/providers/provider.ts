@@ -1,4 +1,4 @@
-import type { ChatRequest, ReasoningEffort } from '../canonical/chat-request.ts';
+import type { ChatRequest, PassThroughFormat, ReasoningEffort } from '../canonical/chat-request.ts';
 import type { ChatResult, Usage } from '../canonical/chat-result.ts';
 import type { StreamPart } from '../canonical/stream-part.ts';
 import type { ModelConfig } from '../config/schema.ts';
@@ -18,7 +18,15 @@ export interface ProviderCall {
   onInputUsage?: (usage: Usage) => void;
   /** The client's own JSON text of long strings of the request, to write upstream as they are (json-pieces.ts). */
   jsonTexts?: ReadonlyMap<string, Uint8Array>;
+  /**
+   * Streams of a client speaking `format`: a provider of that same format may relay its events
+   * (`relayed` parts) instead of turning each into parts to be encoded again. An OpenAI relay's
+   * `head` opens every chunk the gateway writes (its id, created and model, up to "choices").
+   */
+  relay?: StreamRelay;
 }
+
+export type StreamRelay = { format: 'openai'; head: string } | { format: Exclude<PassThroughFormat, 'openai'> };
 
 /**
  * The whole provider contract. Failures are thrown as ProviderError. A stream must throw

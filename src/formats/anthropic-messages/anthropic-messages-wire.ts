@@ -9,6 +9,7 @@ export const anthropicMessagesWire: ChatWire<ParsedMessagesRequest> = {
   answerId: messageId,
   startsWithUsage: true,
   renderResult: (context, result, usage) => renderMessage({ id: context.id, model: context.model, result, usage }),
+  relayFor: () => ({ format: 'anthropic' }),
   createEncoder(context) {
     const encoder = new MessageStreamEncoder(context.id, context.model, context.startUsage);
     return {

@@ -63,6 +63,9 @@ export class MessageStreamEncoder {
       case 'reasoning-delta':
         if (part.text === '') return '';
         return this.ensureThinking() + this.delta({ type: 'thinking_delta', thinking: part.text });
+      case 'relayed':
+        // The provider's own content blocks, as it numbered them: none goes through this encoder's blocks.
+        return part.events;
       case 'reasoning-end':
         return this.endThinking(part.providerMetadata?.anthropic);
       case 'tool-call-start': {

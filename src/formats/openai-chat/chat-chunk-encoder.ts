@@ -2,6 +2,11 @@ import type { Usage } from '../../canonical/chat-result.ts';
 import type { StreamPart } from '../../canonical/stream-part.ts';
 import { renderOpenAIUsage } from './render-chat-completion.ts';
 
+/** The fields every chunk of one answer starts with, up to "choices": built once per answer. */
+export function chunkHead(id: string, created: number, model: string): string {
+  return `{"id":${JSON.stringify(id)},"object":"chat.completion.chunk","created":${created},"model":${JSON.stringify(model)},`;
+}
+
 /**
  * Turns canonical stream parts into OpenAI chat.completion.chunk SSE events, following the
  * contract's streaming rules: role chunk first, pieces, an empty delta with finish_reason,
@@ -11,8 +16,7 @@ export class ChatChunkEncoder {
   private readonly head: string;
 
   constructor(id: string, created: number, model: string) {
-    // Every chunk starts with the same fields; build that prefix once.
-    this.head = `{"id":${JSON.stringify(id)},"object":"chat.completion.chunk","created":${created},"model":${JSON.stringify(model)},`;
+    this.head = chunkHead(id, created, model);
   }
 
   private event(choices: string, extra = ''): string {
@@ -45,6 +49,8 @@ export class ChatChunkEncoder {
         });
       case 'tool-call-delta':
         return part.argumentsDelta ? this.delta({ tool_calls: [{ index: part.index, function: { arguments: part.argumentsDelta } }] }) : '';
+      case 'relayed':
+        return part.events;
       case 'reasoning-end':
         // What a provider attached to its reasoning (signatures) means something to it alone; OpenAI has no field for it.
         return '';

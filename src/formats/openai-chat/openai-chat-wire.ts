@@ -1,4 +1,4 @@
-import { ChatChunkEncoder } from './chat-chunk-encoder.ts';
+import { ChatChunkEncoder, chunkHead } from './chat-chunk-encoder.ts';
 import { parseChatCompletionRequest, type ParsedChatCompletion } from './parse-chat-request.ts';
 import { renderChatCompletion } from './render-chat-completion.ts';
 import { renderOpenAIError } from '../../errors/render-error.ts';
@@ -9,6 +9,7 @@ export const openAIChatWire: ChatWire<ParsedChatCompletion> = {
   parse: parseChatCompletionRequest,
   answerId: (requestId) => `chatcmpl-${requestId.slice(4)}`,
   renderResult: (context, result, usage) => renderChatCompletion({ ...context, result, usage }),
+  relayFor: (context) => ({ format: 'openai', head: chunkHead(context.id, context.created, context.model) }),
   createEncoder(context, parsed) {
     const encoder = new ChatChunkEncoder(context.id, context.created, context.model);
     return {

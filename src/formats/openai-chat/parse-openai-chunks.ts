@@ -25,6 +25,11 @@ export class OpenAIChunkReader {
     return delta && { type: 'text-delta', text: delta.text, json: delta.json };
   }
 
+  /** A text delta (`textDelta`'s JSON string) as relayed to a client of this format after the gateway's `head`, when the learned shape relays. */
+  relayed(json: string, head: string): string | undefined {
+    return this.shape?.relayed(json, head);
+  }
+
   /** The chunk an event carries; undefined for [DONE] and whatever follows it. Throws a provider failure. */
   read(event: SseEvent): OpenAIChatCompletion | undefined {
     if (this.done) return undefined;

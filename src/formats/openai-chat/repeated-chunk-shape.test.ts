@@ -140,3 +140,59 @@ test('property: a stream reads to the parts JSON.parse of every event gives', ()
     { seed: Number(process.env.FUZZ_SEED ?? 20261127), numRuns: Number(process.env.FUZZ_RUNS ?? 300) },
   );
 });
+
+const GATEWAY_HEAD = '{"id":"chatcmpl-gw","object":"chat.completion.chunk","created":7,"model":"up/alpha",';
+const relayedChunk = (shape: RepeatedChunkShape, data: string) => {
+  const read = shape.text(event(data))!;
+  const relayed = shape.relayed(read.json, GATEWAY_HEAD)!;
+  assert.ok(relayed.startsWith('data: ') && relayed.endsWith('\n\n'), relayed);
+  return JSON.parse(relayed.slice('data: '.length)) as Record<string, unknown>;
+};
+
+test('a relayed text delta is the gateway head and the provider choices byte for byte, whatever else the chunk carries', () => {
+  const layouts: Array<[string, (content: string) => string]> = [
+    // OpenAI with include_usage: a usage: null on every chunk, which a client that did not ask must not see.
+    ['openai', (content) => textChunk(content, {}).replace(/}$/, ',"usage":null}')],
+    // OpenRouter: its own provider field before choices and a choice field of its own.
+    [
+      'openrouter',
+      (content) =>
+        JSON.stringify({
+          id: 'gen-1',
+          provider: 'OpenAI',
+          model: 'openai/gpt-4o',
+          object: 'chat.completion.chunk',
+          created: 1,
+          choices: [{ index: 0, delta: { content }, finish_reason: null, native_finish_reason: null, logprobs: null }],
+          system_fingerprint: 'fp_1',
+        }),
+    ],
+    // llama.cpp: choices first, the id and model after them.
+    [
+      'llama.cpp',
+      (content) =>
+        JSON.stringify({
+          choices: [{ finish_reason: null, index: 0, delta: { content } }],
+          created: 1,
+          id: 'chatcmpl-x',
+          model: 'local',
+          object: 'chat.completion.chunk',
+        }),
+    ],
+  ];
+  for (const [name, chunk] of layouts) {
+    const shape = learned(chunk('Hello'))!;
+    for (const text of [' there', '"quoted" \\ é 🎉']) {
+      const relayed = relayedChunk(shape, chunk(text));
+      const upstream = JSON.parse(chunk(text)) as Record<string, unknown>;
+      assert.deepEqual(
+        relayed,
+        { id: 'chatcmpl-gw', object: 'chat.completion.chunk', created: 7, model: 'up/alpha', choices: upstream.choices },
+        name,
+      );
+      // Byte for byte: the provider's choices text is in the relayed event as it sent it.
+      const choicesText = chunk(text).match(/"choices":\[.*?\](?=[,}])/)![0];
+      assert.ok(shape.relayed(JSON.stringify(text), GATEWAY_HEAD)!.includes(choicesText), name);
+    }
+  }
+});

@@ -19,7 +19,20 @@ export class RepeatedChunkShape {
   private constructor(
     private readonly prefix: string,
     private readonly suffix: string,
+    /**
+     * The learned chunk's `"choices":[...` bytes before and after its text: an event of this shape
+     * relays as the gateway's head (its id, created and model), the provider's choices byte for
+     * byte (fields of its own in them included), and `}`. The other top-level fields are the
+     * provider's (its id and model, a fingerprint, `"usage":null` that OpenAI adds once usage is
+     * asked for, which the gateway always does): a client gets none of them, as from the encoder.
+     */
+    private readonly relay: { before: string; after: string } | undefined,
   ) {}
+
+  /** The event relayed after the gateway's `head` (see `relay`), when it has this shape and the shape relays. */
+  relayed(json: string, head: string): string | undefined {
+    return this.relay && `data: ${head}${this.relay.before}${json}${this.relay.after}\n\n`;
+  }
 
   /**
    * The shape of `chunk` (parsed from `event`) if it is a plain text delta: one choice, index 0,
@@ -36,7 +49,9 @@ export class RepeatedChunkShape {
     const literal = JSON.stringify(content);
     const at = event.data.indexOf(literal);
     if (at === -1 || event.data.indexOf(literal, at + 1) !== -1) return undefined;
-    const shape = new RepeatedChunkShape(event.data.slice(0, at), event.data.slice(at + literal.length));
+    const prefix = event.data.slice(0, at);
+    const suffix = event.data.slice(at + literal.length);
+    const shape = new RepeatedChunkShape(prefix, suffix, relayOf(prefix, suffix));
     const probe = '\u0000probe';
     let probed: unknown;
     try {
@@ -74,4 +89,28 @@ export class RepeatedChunkShape {
     }
     return typeof text === 'string' ? { text, json } : undefined;
   }
+}
+
+/** The learned chunk's choices around its text (see `relay`), when they can be found by their bytes. */
+function relayOf(prefix: string, suffix: string): { before: string; after: string } | undefined {
+  const at = prefix.indexOf('"choices":[');
+  if (at <= 0) return undefined;
+  const before = prefix.slice(at);
+  let choices: string;
+  try {
+    choices = JSON.stringify((JSON.parse(`${prefix}""${suffix}`) as { choices: unknown }).choices);
+  } catch {
+    return undefined;
+  }
+  // The array ends at one of the suffix's brackets: the first after which the bytes parse as the chunk's own choices.
+  for (let end = suffix.indexOf(']'); end !== -1; end = suffix.indexOf(']', end + 1)) {
+    const after = suffix.slice(0, end + 1);
+    try {
+      const relayed: unknown = JSON.parse(`{${before}""${after}}`);
+      if (isRecord(relayed) && JSON.stringify(relayed.choices) === choices) return { before, after: `${after}}` };
+    } catch {
+      // Not the end of the array yet.
+    }
+  }
+  return undefined;
 }

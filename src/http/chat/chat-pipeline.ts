@@ -52,6 +52,8 @@ export async function serveChat<Parsed extends ParsedChat>(
   // The prompt count the answering candidate's stream gave before its content, if it gave one.
   const started: { usage?: Usage } = {};
   const jsonTexts = jsonTextsOf(request.body);
+  // One id and time for the answer, whichever candidate gives it: a relaying provider writes them into its events.
+  const answer = { id: wire.answerId(request.requestId), created: Math.floor(Date.now() / 1000) };
   const caller: CandidateCaller = {
     providerFor: (model) => deps.providers.forModel(model),
     callFor: (model) => {
@@ -66,6 +68,7 @@ export async function serveChat<Parsed extends ParsedChat>(
         warn: (message) => metered.warn(model.id, message),
         onInputUsage: (usage) => (started.usage = usage),
         jsonTexts,
+        relay: parsed.stream ? wire.relayFor?.({ ...answer, model: model.id }, parsed) : undefined,
       };
     },
     attempts: metered.attempts,
@@ -74,7 +77,7 @@ export async function serveChat<Parsed extends ParsedChat>(
   };
 
   try {
-    const turn = { wire, parsed, prompt, candidates: plan.candidates, caller, metered, request, reply, started };
+    const turn = { wire, parsed, prompt, candidates: plan.candidates, caller, metered, request, reply, started, answer };
     return await (parsed.stream ? streamAnswer(turn) : answerOnce(turn));
   } catch (error) {
     // A cancelled call still made the provider read the prompt: never bill it as zero.
@@ -84,12 +87,12 @@ export async function serveChat<Parsed extends ParsedChat>(
 }
 
 async function answerOnce<Parsed extends ParsedChat>(turn: ChatTurn<Parsed>): Promise<Ending> {
-  const { wire, parsed, prompt, candidates, caller, metered, request, reply } = turn;
+  const { wire, parsed, prompt, candidates, caller, metered, reply, answer } = turn;
   const { model, result } = await generateWithFallback(candidates, caller);
   const usage = result.usage ?? (await estimateUsage(prompt, model, answerText(result)));
   metered.answeredBy(model, usage, !result.usage);
   metered.firstToken();
-  const context = { id: wire.answerId(request.requestId), created: Math.floor(Date.now() / 1000), model: model.id };
+  const context = { ...answer, model: model.id };
   const body = wire.renderResult(context, result, usage, parsed);
   return { status: 'succeeded', error: null, deliver: () => void reply.header('x-svc-model', model.id).send(body) };
 }

@@ -24,6 +24,8 @@ export interface ChatTurn<Parsed extends ParsedChat> {
   request: FastifyRequest;
   reply: FastifyReply;
   started: { usage?: Usage };
+  /** The answer's id and creation time, the same whichever candidate answers. */
+  answer: { id: string; created: number };
 }
 
 /** One stream once its model answered: where it is written, and how. */
@@ -41,13 +43,13 @@ interface OpenAnswer {
  * The last events leave once the request has settled (the ending's delivery).
  */
 export async function streamAnswer<Parsed extends ParsedChat>(turn: ChatTurn<Parsed>): Promise<Ending> {
-  const { wire, parsed, prompt, candidates, caller, metered, request, reply, started } = turn;
+  const { wire, parsed, prompt, candidates, caller, metered, request, reply, started, answer } = turn;
   const opened = await openStreamWithFallback(candidates, caller);
   metered.firstToken();
   const startUsage =
     started.usage ??
     (wire.startsWithUsage ? { inputTokens: await prompt.fairCount(opened.model), cachedInputTokens: 0, cacheWriteTokens: 0 } : undefined);
-  const context = { id: wire.answerId(request.requestId), created: Math.floor(Date.now() / 1000), model: opened.model.id, startUsage };
+  const context = { ...answer, model: opened.model.id, startUsage };
   const encoder = wire.createEncoder(context, parsed);
   reply.hijack();
   const writer = new SseWriter(reply.raw);

@@ -11,6 +11,8 @@ import { convertToAnthropicRequest } from '../../formats/anthropic-messages/conv
 import { AnthropicFormatError } from '../../formats/anthropic-messages/anthropic-format-errors.ts';
 import { toProviderError } from './map-anthropic-error.ts';
 import { readAnthropicEvent } from '../../formats/anthropic-messages/parse-anthropic-events.ts';
+import { relayedAnthropicEvent, relayedAnthropicText } from '../../formats/anthropic-messages/relay-anthropic-events.ts';
+import { RelayBatch } from '../../formats/relay-batch.ts';
 import { answersThroughJsonTool, JsonToolUnwrapper, unwrapJsonTool } from '../../formats/anthropic-messages/structured-output.ts';
 
 /** The API version this adapter's request and response shapes follow. */
@@ -56,15 +58,33 @@ export function createAnthropicProvider(config: ProviderConfig): ProviderAdapter
       const events = new SseDecoder();
       const state = new AnthropicStreamState(call.onInputUsage);
       const unwrap = answersThroughJsonTool(call.request, call.model.capabilities.structured_output === true) ? new JsonToolUnwrapper() : null;
+      // A Messages client gets the content events as they came (unless the answer is unwrapped from a tool).
+      const relay = call.relay?.format === 'anthropic' && !unwrap;
+      const relayed = new RelayBatch();
       // Lazily: parts before a failing event still reach the client before the failure.
       function* partsOf(completed: SseEvent[]): Generator<StreamPart> {
         for (const event of completed) {
           if (state.finished) continue;
-          for (const part of state.accept(readAnthropicEvent(event))) {
+          const relayedEvent = relay ? relayedAnthropicEvent(event) : undefined;
+          if (relayedEvent !== undefined) {
+            relayed.add(relayedEvent, relayedAnthropicText(event));
+            continue;
+          }
+          let parts: StreamPart[];
+          try {
+            parts = state.accept(readAnthropicEvent(event));
+          } catch (error) {
+            // What was relayed before a failing event still reaches the client before the failure.
+            yield* relayed.take();
+            throw error;
+          }
+          if (parts.length > 0) yield* relayed.take();
+          for (const part of parts) {
             const mapped = unwrap ? unwrap.map(part) : part;
             if (mapped) yield mapped;
           }
         }
+        yield* relayed.take();
       }
       for await (const bytes of bodyChunks(response, call.signal)) for (const part of partsOf(events.push(bytes))) yield part;
       for (const part of partsOf(events.finish())) yield part;

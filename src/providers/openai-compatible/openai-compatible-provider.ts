@@ -9,6 +9,7 @@ import { convertFromOpenAIResponse } from '../../formats/openai-chat/convert-fro
 import { convertToOpenAIRequest } from '../../formats/openai-chat/convert-to-openai-request.ts';
 import { invalidResponse } from '../../formats/openai-chat/openai-chat-errors.ts';
 import { OpenAIChunkReader } from '../../formats/openai-chat/parse-openai-chunks.ts';
+import { RelayBatch } from '../../formats/relay-batch.ts';
 
 /** Any server speaking OpenAI chat completions: OpenAI, vLLM, Ollama, llama.cpp, Groq, Together, OpenRouter... */
 export function createOpenAICompatibleProvider(config: ProviderConfig): ProviderAdapter {
@@ -34,18 +35,41 @@ export function createOpenAICompatibleProvider(config: ProviderConfig): Provider
       const events = new SseDecoder();
       const chunks = new OpenAIChunkReader();
       const state = new OpenAIStreamState();
+      // A client of this format gets the text deltas relayed, the rest as parts encoded again.
+      const relayHead = call.relay?.format === 'openai' ? call.relay.head : undefined;
+      const relayed = new RelayBatch();
       // Lazily: parts before a failing event still reach the client before the failure.
       function* partsOf(completed: SseEvent[]): Generator<StreamPart> {
         for (const event of completed) {
           // Most events: a piece of text in the bytes of the first, read by that text alone.
           const delta = chunks.textDelta(event);
           if (delta !== undefined) {
-            if (delta.text !== '') yield delta;
+            const relay = relayHead === undefined || delta.text === '' ? undefined : chunks.relayed(delta.json, relayHead);
+            if (relay !== undefined) relayed.add(relay, delta.text);
+            else if (delta.text !== '') yield delta;
             continue;
           }
-          const chunk = chunks.read(event);
-          if (chunk) yield* state.accept(chunk);
+          let parts: StreamPart[];
+          try {
+            const chunk = chunks.read(event);
+            parts = chunk ? state.accept(chunk) : [];
+          } catch (error) {
+            // What was relayed before a failing event still reaches the client before the failure.
+            yield* relayed.take();
+            throw error;
+          }
+          // The text delta the shape was learned from relays as the ones after it will.
+          const learned = relayHead !== undefined && parts.length === 1 && parts[0]!.type === 'text-delta' ? chunks.textDelta(event) : undefined;
+          const relay = learned && chunks.relayed(learned.json, relayHead!);
+          if (learned && relay !== undefined) {
+            relayed.add(relay, learned.text);
+            continue;
+          }
+          // What was relayed before this event leaves before its parts.
+          if (parts.length > 0) yield* relayed.take();
+          yield* parts;
         }
+        yield* relayed.take();
       }
       for await (const bytes of bodyChunks(response, call.signal)) for (const part of partsOf(events.push(bytes))) yield part;
       for (const part of partsOf(events.finish())) yield part;
