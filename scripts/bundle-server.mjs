@@ -10,7 +10,7 @@
 import { cpSync, writeFileSync } from 'node:fs';
 import { rm } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { build } from 'esbuild';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
@@ -24,6 +24,8 @@ export async function bundleServer(out, entryPoints) {
       ...entryPoints,
       // What bin/gateway.js sets before it loads main (src/lib/serving-heap.ts).
       'serving-heap': join(root, 'src', 'lib', 'serving-heap.ts'),
+      // Read by this build for the catalog's JSON below.
+      'catalog-data': join(root, 'src', 'catalog', 'catalog-data.ts'),
     },
     outdir: out,
     bundle: true,
@@ -54,6 +56,9 @@ export async function bundleServer(out, entryPoints) {
   // The counting thread's cl100k ranks, gpt-tokenizer's own, as JSON (src/tokens/cl100k-counter-thread.mjs).
   const { default: cl100kRanks } = await import('gpt-tokenizer/esm/bpeRanks/cl100k_base');
   writeFileSync(join(out, 'cl100k-ranks.json'), JSON.stringify(cl100kRanks));
+  // The price catalog's providers as JSON, which the bundle reads instead of loading the package (src/catalog/catalog-data.ts).
+  const { catalogSnapshot, CATALOG_DATA_FILE } = await import(pathToFileURL(join(out, 'catalog-data.js')).href);
+  writeFileSync(join(out, CATALOG_DATA_FILE), JSON.stringify(catalogSnapshot()));
   // The storage schemas' .sql files, read at run time relative to the chunk that reads them: the
   // chunks stand in `out` where src/storage/ stands in the sources (src/storage/schema-files.ts).
   for (const backend of ['postgres', 'sqlite']) {

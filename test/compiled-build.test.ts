@@ -5,6 +5,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { catalogSnapshot } from '../src/catalog/catalog-data.ts';
 import { demoConfigText } from '../src/config/demo-config.ts';
 import { countTextTokens } from '../src/tokens/text-token-count.ts';
 import { buildServer } from './helpers/build-server.ts';
@@ -35,6 +36,17 @@ test('the compiled build loads no TypeScript compiler or loader, and bin/gateway
   // The counting thread reads gpt-tokenizer's cl100k ranks from JSON the build wrote beside it.
   const { default: ranks } = await import('gpt-tokenizer/esm/bpeRanks/cl100k_base');
   assert.deepEqual(JSON.parse(readFileSync(join(directory, 'cl100k-ranks.json'), 'utf8')), ranks);
+  // The price catalog's providers as JSON, which the bundle reads instead of the package's module.
+  assert.deepEqual(JSON.parse(readFileSync(join(directory, 'catalog-data.json'), 'utf8')), catalogSnapshot());
+  assert.ok(!packages.includes('@pydantic/genai-prices'), 'the compiled build never imports the catalog package');
+  const models = spawnSync(process.execPath, ['bin/gateway.js', 'models', '--config', 'config/examples/mixed.yaml', '--json'], { encoding: 'utf8' });
+  const fromSources = spawnSync(
+    process.execPath,
+    ['--import', 'tsx', 'src/cli/main.ts', 'models', '--config', 'config/examples/mixed.yaml', '--json'],
+    { encoding: 'utf8' },
+  );
+  assert.equal(models.status, 0, models.stderr);
+  assert.equal(models.stdout, fromSources.stdout, 'the same prices from the JSON as from the package');
   const help = spawnSync(process.execPath, ['bin/gateway.js', '--help'], { encoding: 'utf8' });
   assert.equal(help.status, 0, help.stderr);
   assert.match(help.stdout, /Usage: gateway <command>/);

@@ -1,4 +1,5 @@
-import { findProvider, type MatchLogic, type ModelInfo, type ModelPrice, type Provider } from '@pydantic/genai-prices';
+import type { MatchLogic, ModelInfo, ModelPrice, Provider } from '@pydantic/genai-prices';
+import { CATALOG_VENDORS, catalogProvider, catalogProviders } from './catalog-data.ts';
 import type { AppliedPrices } from '../storage/records.ts';
 import { nanoPerMillionOf } from './exact-price.ts';
 
@@ -24,29 +25,11 @@ export interface CatalogModel {
   contextWindow?: number;
 }
 
-/** Vendors the catalog knows, the values `providers[].catalog` takes besides `none`. */
-export const CATALOG_VENDORS = [
-  'openai',
-  'anthropic',
-  'google',
-  'groq',
-  'deepseek',
-  'openrouter',
-  'mistral',
-  'x-ai',
-  'together',
-  'fireworks',
-  'azure',
-  'aws',
-  'cohere',
-  'perplexity',
-  'novita',
-] as const;
-
 /** The catalog vendor whose API lives at `baseUrl` (api.groq.com -> groq), if one does. */
 export function vendorOfBaseUrl(baseUrl: string): string | undefined {
   if (!baseUrl) return undefined;
-  const id = findProvider({ providerApiUrl: baseUrl })?.id;
+  // As the package matches a URL to a provider: its api_pattern at the start.
+  const id = catalogProviders().find((provider) => new RegExp(`^(?:${provider.api_pattern})`).test(baseUrl))?.id;
   return id && (CATALOG_VENDORS as readonly string[]).includes(id) ? id : undefined;
 }
 
@@ -71,7 +54,7 @@ function findModel(provider: Provider, name: string, seen = new Set<string>()): 
   const model = provider.models.find((entry) => matches(entry.match, name));
   if (model) return { provider, model };
   for (const id of provider.fallback_model_providers ?? []) {
-    const fallback = seen.has(id) ? undefined : findProvider({ providerId: id });
+    const fallback = seen.has(id) ? undefined : catalogProvider(id);
     const found = fallback && findModel(fallback, name, seen);
     if (found) return found;
   }
@@ -129,7 +112,7 @@ function tieredPrices(prices: ModelPrice): { price: AppliedPrices; tiers: PriceT
 
 /** What the catalog says of `upstream` at `vendor`, or null when it does not list the model. */
 export function lookUpCatalogModel(vendor: string, upstream: string, at = new Date()): CatalogModel | null {
-  const provider = findProvider({ providerId: vendor });
+  const provider = catalogProvider(vendor);
   if (!provider) return null;
   const found = findModel(provider, upstream) ?? findModel(provider, withDashedDate(upstream));
   if (!found) return null;

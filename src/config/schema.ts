@@ -2,7 +2,8 @@ import { z } from 'zod';
 import { usdPerMillionToNano } from '../lib/money.ts';
 import { decimalTextOf } from '../catalog/exact-price.ts';
 import { resolveConfiguredModels } from '../catalog/configured-models.ts';
-import { CATALOG_VENDORS, vendorOfBaseUrl } from '../catalog/price-catalog.ts';
+import { CATALOG_VENDORS } from '../catalog/catalog-data.ts';
+import { vendorOfBaseUrl } from '../catalog/price-catalog.ts';
 import type { ModelConfig, ModelEntry } from '../catalog/resolve-model.ts';
 import type { AppliedPrices } from '../storage/records.ts';
 
