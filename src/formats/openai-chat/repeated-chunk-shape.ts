@@ -51,11 +51,10 @@ export class RepeatedChunkShape {
     if (at === -1 || event.data.indexOf(literal, at + 1) !== -1) return undefined;
     const prefix = event.data.slice(0, at);
     const suffix = event.data.slice(at + literal.length);
-    const shape = new RepeatedChunkShape(prefix, suffix, relayOf(prefix, suffix));
     const probe = '\u0000probe';
     let probed: unknown;
     try {
-      probed = JSON.parse(shape.prefix + JSON.stringify(probe) + shape.suffix);
+      probed = JSON.parse(prefix + JSON.stringify(probe) + suffix);
     } catch {
       return undefined;
     }
@@ -64,7 +63,7 @@ export class RepeatedChunkShape {
       isRecord(probed.choices[0]) &&
       isRecord(probed.choices[0].delta) &&
       probed.choices[0].delta.content === probe
-      ? shape
+      ? new RepeatedChunkShape(prefix, suffix, relayOf(prefix, literal, suffix))
       : undefined;
   }
 
@@ -92,22 +91,17 @@ export class RepeatedChunkShape {
 }
 
 /** The learned chunk's choices around its text (see `relay`), when they can be found by their bytes. */
-function relayOf(prefix: string, suffix: string): { before: string; after: string } | undefined {
-  const at = prefix.indexOf('"choices":[');
+function relayOf(prefix: string, literal: string, suffix: string): { before: string; after: string } | undefined {
+  const at = prefix.lastIndexOf('"choices":[');
   if (at <= 0) return undefined;
   const before = prefix.slice(at);
-  let choices: string;
-  try {
-    choices = JSON.stringify((JSON.parse(`${prefix}""${suffix}`) as { choices: unknown }).choices);
-  } catch {
-    return undefined;
-  }
-  // The array ends at one of the suffix's brackets: the first after which the bytes parse as the chunk's own choices.
+  // The array ends at one of the suffix's brackets: the first after which its bytes parse as an
+  // object of choices alone (the brackets before it are the chunk's own, so that one closes the array).
   for (let end = suffix.indexOf(']'); end !== -1; end = suffix.indexOf(']', end + 1)) {
     const after = suffix.slice(0, end + 1);
     try {
-      const relayed: unknown = JSON.parse(`{${before}""${after}}`);
-      if (isRecord(relayed) && JSON.stringify(relayed.choices) === choices) return { before, after: `${after}}` };
+      const relayed: unknown = JSON.parse(`{${before}${literal}${after}}`);
+      if (isRecord(relayed) && Array.isArray(relayed.choices)) return { before, after: `${after}}` };
     } catch {
       // Not the end of the array yet.
     }
