@@ -12,6 +12,7 @@ import { MembersPage } from './pages/members.tsx';
 import { OverviewPage } from './pages/overview.tsx';
 import { ReceiptDetailPage, ReceiptsPage } from './pages/receipts.tsx';
 import { RulesPage } from './pages/rules.tsx';
+import { UsagePage } from './pages/usage.tsx';
 import { navigate, usePath } from './router.ts';
 import { lastWallet, signInWith, walletStore, type Wallet } from './wallets.ts';
 import './styles.css';
@@ -27,12 +28,14 @@ function Page({ path, session }: { path: string; session: SessionInfo }) {
       return <LimitsPage />;
     case '/console/rules':
       return <RulesPage />;
+    case '/console/usage':
+      return <UsagePage path={path} />;
     case '/console/receipts':
       return <ReceiptsPage path={path} />;
     case '/console/balance':
       return <BalancePage />;
     case '/console/audit':
-      return <AuditPage />;
+      return <AuditPage path={path} />;
     case '/console/members':
       return <MembersPage session={session} />;
     default:
