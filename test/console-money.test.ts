@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { nanoBig, nanoString, usd, usdExact, usdOfNano, utcInput, utcInputValue, when } from '../web/src/money.ts';
+import { defaultRateText, nanoBig, nanoString, usd, usdExact, usdOfNano, utcInput, utcInputValue, when } from '../web/src/money.ts';
 
 const MINUS = '\u2212';
 
@@ -44,4 +44,10 @@ test('times are UTC and say so; date inputs are read as UTC', () => {
   assert.equal(when('2026-12-02T23:30:00+05:00'), '2026-12-02 18:30:00 UTC');
   assert.equal(utcInput('2026-12-02T13:30'), '2026-12-02T13:30:00.000Z');
   assert.equal(utcInputValue('2026-12-02T13:30:00.000Z'), '2026-12-02T13:30');
+});
+
+test('a default rate limit of 0 reads as no limit, never as "0 requests per minute"', () => {
+  assert.match(defaultRateText(0), /not rate-limited/);
+  assert.doesNotMatch(defaultRateText(0), /0 requests per minute/);
+  assert.match(defaultRateText(1200), /default of 1,200 requests per minute/);
 });

@@ -345,7 +345,30 @@ if (missing !== null) {
       await page.unroute('**/console/api/balance');
     });
 
+    test('rules: a candidate routing skips shows its cool-down and until when', async () => {
+      const until = Date.now() + 120_000;
+      harness.gateway.deps.health.board.coolDown('anth/claude', { until, reason: '5 consecutive failures, the last timeout' });
+      try {
+        await visit('/console/rules', 'Rules', 'rules-cooling');
+        const best = page.getByRole('form', { name: 'Rule for svc/best' });
+        await best.getByText(`skipped: cooling down until ${new Date(until).toISOString().slice(0, 10)}`).waitFor();
+        await best.getByText('5 consecutive failures, the last timeout', { exact: false }).waitFor();
+        assert.ok((await best.getByText('in use').count()) >= 1, 'the healthy candidate says so');
+      } finally {
+        harness.gateway.deps.health.board.restore('anth/claude');
+      }
+    });
+
     test('audit log and members pages', async () => {
+      await visit('/console/audit', 'Audit log', 'audit');
+      await page.getByLabel('What').selectOption('funds.added');
+      await page.getByRole('button', { name: 'Filter' }).click();
+      await page.waitForURL(/action=funds\.added/);
+      await page.getByText(/added \$12\.50 to the balance \("browser top-up"\)/).waitFor();
+      assert.equal(await page.locator('ol.audit li:not([data-action="funds.added"])').count(), 0, 'only funds entries');
+      await page.getByLabel('Who').fill('cli');
+      await page.getByRole('button', { name: 'Filter' }).click();
+      await page.getByText('No entries match.').waitFor();
       await visit('/console/audit', 'Audit log', 'audit');
       await page
         .getByText(/created key svc_\w+ "browser-made"/)

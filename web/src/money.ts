@@ -81,3 +81,10 @@ export function utcInput(value: string): string {
 export function utcInputValue(iso: string | null | undefined): string {
   return iso ? new Date(iso).toISOString().slice(0, 16) : '';
 }
+
+/** What a key without its own rate limit gets: 0 in the config means no limit at all. */
+export function defaultRateText(perMinute: number): string {
+  return perMinute === 0
+    ? 'Keys without their own rate limit are not rate-limited (the default, limits.default_rate_limit_per_minute, is 0: off).'
+    : `Keys without their own rate limit get the default of ${perMinute.toLocaleString('en-US')} requests per minute.`;
+}

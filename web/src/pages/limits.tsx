@@ -3,7 +3,7 @@ import { api } from '../api.ts';
 import { ALERTS_CHANGED } from '../components/layout.tsx';
 import { Money } from '../components/money.tsx';
 import { Empty, FieldError, FormError, invalidProps, Load, useAction, useApi } from '../components/states.tsx';
-import { usd } from '../money.ts';
+import { defaultRateText, usd } from '../money.ts';
 import { usdInputValue, type KeyView } from './keys.tsx';
 
 interface Limits {
@@ -19,13 +19,6 @@ interface Alerts {
 }
 
 const changed = () => dispatchEvent(new CustomEvent(ALERTS_CHANGED));
-
-/** What a key without its own rate limit gets: 0 in the config means no limit at all. */
-export function defaultRateText(perMinute: number): string {
-  return perMinute === 0
-    ? 'Keys without their own rate limit are not rate-limited (the default, limits.default_rate_limit_per_minute, is 0: off).'
-    : `Keys without their own rate limit get the default of ${perMinute.toLocaleString('en-US')} requests per minute.`;
-}
 
 function BudgetForm({ limits, onSaved }: { limits: Limits; onSaved: () => void }) {
   const [value, setValue] = useState(usdInputValue(limits.monthly_budget));
