@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { defaultRateText, nanoBig, nanoString, usd, usdExact, usdOfNano, utcInput, utcInputValue, when } from '../web/src/money.ts';
+import { defaultRateText, nanoBig, usdAxis, nanoString, usd, usdExact, usdOfNano, utcInput, utcInputValue, when } from '../web/src/money.ts';
 
 const MINUS = '\u2212';
 
@@ -50,4 +50,11 @@ test('a default rate limit of 0 reads as no limit, never as "0 requests per minu
   assert.match(defaultRateText(0), /not rate-limited/);
   assert.doesNotMatch(defaultRateText(0), /0 requests per minute/);
   assert.match(defaultRateText(1200), /default of 1,200 requests per minute/);
+});
+
+test('chart amounts under a cent keep two significant digits instead of "<$0.01" on every tick', () => {
+  assert.equal(usdAxis(184_500), '$0.00018');
+  assert.equal(usdAxis(92_250), '$0.000092');
+  assert.equal(usdAxis(0), '$0.00');
+  assert.equal(usdAxis(1_234_567_000_000), '$1,234.57');
 });

@@ -364,8 +364,11 @@ if (missing !== null) {
       await page.getByLabel('What').selectOption('funds.added');
       await page.getByRole('button', { name: 'Filter' }).click();
       await page.waitForURL(/action=funds\.added/);
+      // The filtered page has replaced the whole log: only funds entries are left.
+      await page.waitForFunction(
+        'document.querySelectorAll("ol.audit li").length > 0 && document.querySelectorAll("ol.audit li:not([data-action=\'funds.added\'])").length === 0',
+      );
       await page.getByText(/added \$12\.50 to the balance \("browser top-up"\)/).waitFor();
-      assert.equal(await page.locator('ol.audit li:not([data-action="funds.added"])').count(), 0, 'only funds entries');
       await page.getByLabel('Who').fill('cli');
       await page.getByRole('button', { name: 'Filter' }).click();
       await page.getByText('No entries match.').waitFor();
@@ -441,6 +444,8 @@ if (missing !== null) {
       main.account = ownerAccount;
       await page.goto(`${harness.gateway.url}/console`);
       await page.getByRole('heading', { level: 1, name: 'Overview' }).waitFor();
+      // Every call of the page answered before the session ends, so the next one is the first to find it ended.
+      await page.waitForLoadState('networkidle');
       await harness.gateway.deps.store.endSessionsOf(DEFAULT_ACCOUNT_ID, ownerAccount.address.toLowerCase(), new Date().toISOString());
       await page.getByRole('link', { name: 'Keys' }).click();
       await page.waitForURL(/\/login/);

@@ -54,6 +54,18 @@ export function usdOfNano(nano: number): string {
   return usd(nanoString(BigInt(Math.round(nano))));
 }
 
+/**
+ * An axis or tooltip amount of a chart: the summary form, except below a cent, where the summary
+ * would read "<$0.01" on every tick: there, two significant digits ($0.00018).
+ */
+export function usdAxis(nano: number): string {
+  const size = Math.abs(Math.round(nano));
+  if (size === 0 || size >= 10_000_000) return usdOfNano(nano);
+  const digits = String(size).length;
+  const step = 10 ** Math.max(0, digits - 2);
+  return usdExact(nanoString(BigInt(Math.round(nano / step) * step)));
+}
+
 /** Integer nano-dollars as the gateway's USD decimal string. */
 export function nanoString(nano: bigint): string {
   const negative = nano < 0n;

@@ -2,7 +2,7 @@ import { useState } from 'preact/hooks';
 import { Money } from '../components/money.tsx';
 import { Empty, Load, useApi } from '../components/states.tsx';
 import { UsageChart } from '../components/usage-chart.tsx';
-import { nanoOf, usdOfNano } from '../money.ts';
+import { nanoOf, usdAxis } from '../money.ts';
 import { onLinkClick } from '../router.ts';
 
 interface Bucket {
@@ -147,7 +147,7 @@ export function OverviewPage() {
                 from={overview.range.from}
                 to={overview.range.to}
                 bucket={overview.range.bucket}
-                format={usdOfNano}
+                format={usdAxis}
                 label={`Spend per ${overview.range.bucket} (UTC)`}
               />
             ) : (

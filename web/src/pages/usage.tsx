@@ -1,7 +1,7 @@
 import { Empty, Load, useApi } from '../components/states.tsx';
 import { Legend, UsageChart } from '../components/usage-chart.tsx';
 import { Money } from '../components/money.tsx';
-import { nanoBig, nanoOf, nanoString, usdOfNano } from '../money.ts';
+import { nanoBig, nanoOf, nanoString, usdAxis } from '../money.ts';
 import { navigate } from '../router.ts';
 
 interface SeriesRow {
@@ -25,7 +25,7 @@ interface Usage {
 }
 
 const METRICS = {
-  spend: { label: 'Spend', value: (row: SeriesRow) => nanoOf(row.cost), format: usdOfNano },
+  spend: { label: 'Spend', value: (row: SeriesRow) => nanoOf(row.cost), format: usdAxis },
   requests: { label: 'Requests', value: (row: SeriesRow) => row.requests, format: (value: number) => Math.round(value).toLocaleString('en-US') },
   errors: {
     label: 'Errors and failed calls',
