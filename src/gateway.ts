@@ -23,6 +23,7 @@ import { DEFAULT_ACCOUNT_ID } from './storage/store.ts';
 import { closeGateway, trackConnections } from './close-gateway.ts';
 import { Readiness } from './http/readiness.ts';
 import { openSharedState } from './open-shared-state.ts';
+import { currentAlerts } from './limits/account-alerts.ts';
 import { GatewayMetrics } from './metrics/gateway-metrics.ts';
 import { startMetricsServer } from './metrics/metrics-routes.ts';
 import { observeReceipts } from './metrics/observe-receipts.ts';
@@ -75,6 +76,7 @@ export async function createGateway(
     health,
     holdsInFlight: () => meter.inFlight,
     heldNano: async () => (await store.accountSummary(DEFAULT_ACCOUNT_ID, new Date().toISOString().slice(0, 7))).heldNano,
+    alerts: () => currentAlerts(store, DEFAULT_ACCOUNT_ID, Date.now()),
   });
   // Receipts feed the metrics and the request log as they are written: both agree with them.
   const meter = new RequestMeter(

@@ -120,6 +120,27 @@ describe('console sign-in over HTTP with real signatures', () => {
     assert.equal((await client.call('GET', '/session', { session: memberSession })).status, 401);
   });
 
+  test('reports: bad filters name their field; the export streams a download; sign-in options list the chains', async () => {
+    const session = await client.signIn(owner);
+    const refused = async (path: string) => {
+      const response = await client.call('GET', path, { session });
+      const body = await json(response);
+      return [response.status, body.error.code, body.error.param];
+    };
+    assert.deepEqual(await refused('/receipts?key=svc_nothing1'), [400, 'invalid_request', 'key']);
+    assert.deepEqual(await refused('/receipts/export?format=xml'), [400, 'invalid_request', 'format']);
+    assert.deepEqual(await refused('/usage?range=90d&bucket=hour'), [400, 'invalid_request', 'bucket']);
+    assert.deepEqual(await refused('/usage?by=day'), [400, 'invalid_request', 'by']);
+    assert.deepEqual(await refused('/audit?limit=0'), [400, 'invalid_request', 'limit']);
+    const download = await client.call('GET', '/receipts/export', { session });
+    assert.equal(download.status, 200);
+    assert.match(download.headers.get('content-type') ?? '', /^text\/csv/);
+    assert.match(download.headers.get('content-disposition') ?? '', /^attachment; filename="receipts-.+\.csv"$/);
+    assert.match(await download.text(), /^id,request_id,created_at,/);
+    const options = await fetch(`${harness.gateway.url}/console/api/sign-in/options`);
+    assert.deepEqual(await json(options), { chain_ids: [1] });
+  });
+
   test('separation: API keys refused on the console, cookies ignored on /v1, cross-origin and token-less changes refused', async () => {
     const session = await client.signIn(owner);
     const withKey = await fetch(`${harness.gateway.url}/console/api/session`, {
@@ -220,6 +241,7 @@ describe('console sign-in over HTTP with real signatures', () => {
       {
         alias: 'svc/fast',
         candidates: ['up/beta', 'up/alpha'],
+        health: { 'up/beta': { state: 'up', until: null, reason: null }, 'up/alpha': { state: 'up', until: null, reason: null } },
         reasoning: 'medium',
         source: 'console',
       },

@@ -45,7 +45,24 @@ const instant = fc.oneof(
 );
 const queryValue = fc.oneof(
   fc.integer({ min: -2, max: 300 }).map(String),
-  fc.constantFrom('24h', '7d', '30d', '90d', 'hour', 'day', 'succeeded', 'failed', 'cancelled', 'chat.completions', 'x'),
+  fc.constantFrom(
+    '24h',
+    '7d',
+    '30d',
+    '90d',
+    'hour',
+    'day',
+    'succeeded',
+    'failed',
+    'cancelled',
+    'chat.completions',
+    'csv',
+    'json',
+    'account',
+    'key',
+    'model',
+    'x',
+  ),
   instant.map(encodeURIComponent),
   shortText.map((text) => {
     try {
@@ -91,7 +108,23 @@ const ROUTES: ConsoleRoute[] = [
   { method: 'POST', path: '/console/api/sign-out', endsSession: true },
   { method: 'POST', path: '/console/api/sign-out-everywhere', endsSession: true },
   { method: 'GET', path: '/console/api/overview', queryKeys: ['range', 'from', 'to', 'bucket'] },
-  { method: 'GET', path: '/console/api/receipts', queryKeys: ['key', 'model', 'status', 'endpoint', 'from', 'to', 'limit', 'cursor'] },
+  {
+    method: 'GET',
+    path: '/console/api/receipts',
+    queryKeys: ['key', 'model', 'alias', 'status', 'error_code', 'endpoint', 'from', 'to', 'limit', 'cursor'],
+  },
+  { method: 'GET', path: '/console/api/receipts/export', queryKeys: ['key', 'model', 'alias', 'status', 'error_code', 'from', 'to', 'format'] },
+  { method: 'GET', path: '/console/api/usage', queryKeys: ['range', 'from', 'to', 'bucket', 'by', 'key', 'model'] },
+  { method: 'GET', path: '/console/api/alerts' },
+  {
+    method: 'PUT',
+    path: '/console/api/limits/alerts',
+    body: fc.record(
+      { balance_below: field(fc.option(usd)), budget_share: field(fc.option(fc.integer({ min: -5, max: 2_000 }))) },
+      { requiredKeys: [] },
+    ),
+  },
+  { method: 'GET', path: '/console/api/sign-in/options' },
   { method: 'GET', path: '/console/api/receipts/:id', id: 'receipt' },
   { method: 'GET', path: '/console/api/balance', queryKeys: ['limit', 'before'] },
   {
@@ -99,7 +132,7 @@ const ROUTES: ConsoleRoute[] = [
     path: '/console/api/balance/funds',
     body: fc.record({ amount: field(usd), note: field(fc.option(shortText)) }, { requiredKeys: [] }),
   },
-  { method: 'GET', path: '/console/api/audit', queryKeys: ['limit', 'before'] },
+  { method: 'GET', path: '/console/api/audit', queryKeys: ['limit', 'before', 'actor', 'action'] },
   { method: 'GET', path: '/console/api/keys' },
   {
     method: 'POST',
@@ -122,7 +155,12 @@ const ROUTES: ConsoleRoute[] = [
     path: '/console/api/keys/:id',
     id: 'key',
     body: fc.record(
-      { daily_limit: field(fc.option(usd)), rate_limit_per_minute: field(fc.option(fc.integer({ min: -1, max: 2_000_000 }))) },
+      {
+        name: field(shortText),
+        models: field(fc.option(fc.array(fc.oneof(models, identifier), { maxLength: 3 }))),
+        daily_limit: field(fc.option(usd)),
+        rate_limit_per_minute: field(fc.option(fc.integer({ min: -1, max: 2_000_000 }))),
+      },
       { requiredKeys: [] },
     ),
   },

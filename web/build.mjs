@@ -1,4 +1,4 @@
-// Builds the console's pages into dist/console: one bundle (Preact, mipd, uPlot) and one
+// Builds the console's pages into dist/console: one bundle (Preact and mipd; the charts are SVG) and one
 // stylesheet with content hashes in their names, and index.html naming them. Run by `npm ci`
 // (prepare) and `npm start` (prestart); takes well under a second.
 import { createHash } from 'node:crypto';

@@ -3,7 +3,8 @@ import { formatUsd } from '../lib/money.ts';
 import type { ReceiptCursor, ReceiptFilter, ReceiptRecord } from '../storage/records.ts';
 import { DEFAULT_ACCOUNT_ID } from '../storage/store.ts';
 import type { CommandContext } from './command-context.ts';
-import { formatCsv, formatTable } from './format.ts';
+import { csvLine, matchingReceipts, RECEIPT_CSV_HEADER, receiptCsvFields } from '../http/receipts-export.ts';
+import { formatTable } from './format.ts';
 import { findKey, outputFormat, parseCount, parseStatus, parseWhen } from './report-options.ts';
 
 const PAGE = 100;
@@ -36,44 +37,37 @@ async function readReceipts(context: CommandContext, filter: ReceiptFilter, limi
   }
 }
 
+/**
+ * `receipts --csv`: the console's export, the whole filtered set (or --limit rows) printed a page at
+ * a time as it is read, so any number of receipts goes out without being held in memory.
+ */
+async function exportCsv(context: CommandContext): Promise<void> {
+  const limit = context.options.limit === undefined ? Number.POSITIVE_INFINITY : parseCount('limit', context.options.limit, 20, 1, MOST);
+  let left = limit;
+  context.print(csvLine(RECEIPT_CSV_HEADER).trimEnd());
+  for await (const page of matchingReceipts(context.store, DEFAULT_ACCOUNT_ID, await receiptFilter(context), PAGE)) {
+    const rows = page.slice(0, left);
+    left -= rows.length;
+    if (rows.length)
+      context.print(
+        rows
+          .map((receipt) => csvLine(receiptCsvFields(receipt)))
+          .join('')
+          .trimEnd(),
+      );
+    if (left <= 0) return;
+  }
+}
+
 const tokens = (receipt: ReceiptRecord) => [receipt.usage?.inputTokens ?? 0, receipt.usage?.outputTokens ?? 0] as const;
 
 /** `gateway receipts`: newest first, filtered; a table, --json (the API's receipt objects) or --csv. */
 export async function listReceipts(context: CommandContext): Promise<void> {
   const format = outputFormat(context);
+  if (format === 'csv') return exportCsv(context);
   const limit = parseCount('limit', context.options.limit, 20, 1, MOST);
   const receipts = await readReceipts(context, await receiptFilter(context), limit);
   if (format === 'json') return context.print(JSON.stringify(receipts.map(renderReceipt), null, 2));
-  if (format === 'csv') {
-    const header = [
-      'id',
-      'created_at',
-      'key_prefix',
-      'requested_model',
-      'model',
-      'status',
-      'cost_usd',
-      'input_tokens',
-      'output_tokens',
-      'error_code',
-    ];
-    return context.print(
-      formatCsv(
-        header,
-        receipts.map((receipt) => [
-          receipt.id,
-          receipt.createdAt,
-          receipt.keyPrefix,
-          receipt.requestedModel,
-          receipt.answeringModel,
-          receipt.status,
-          formatUsd(receipt.costNano),
-          ...tokens(receipt),
-          receipt.errorCode,
-        ]),
-      ),
-    );
-  }
   if (!receipts.length) return context.print('No receipts match.');
   const rows = receipts.map((receipt) => [
     receipt.id,

@@ -126,10 +126,23 @@ describe('gateway receipts and usage', () => {
 
   test('receipts --csv parses back to the same fields; the table shows UTC times and exact costs', async () => {
     const csv = await run('receipts', '--csv');
-    assert.equal(csv.split('\n')[0], 'id,created_at,key_prefix,requested_model,model,status,cost_usd,input_tokens,output_tokens,error_code');
-    const [, ...rows] = parseCsv(csv);
+    const [header, ...rows] = parseCsv(csv);
+    assert.deepEqual(header!.slice(0, 3), ['id', 'request_id', 'created_at']);
     assert.equal(rows.length, 5);
-    assert.deepEqual(rows[2], [
+    const fields = [
+      'id',
+      'created_at',
+      'key_prefix',
+      'requested_model',
+      'model',
+      'status',
+      'cost_usd',
+      'input_tokens',
+      'output_tokens',
+      'error_code',
+    ];
+    const pick = (row: string[]) => fields.map((field) => row[header!.indexOf(field)]);
+    assert.deepEqual(pick(rows[2]!), [
       'rcpt_3',
       '2026-03-02T09:00:00.000000000Z',
       KEY_A.prefix,
@@ -141,7 +154,7 @@ describe('gateway receipts and usage', () => {
       '0',
       'provider_unavailable',
     ]);
-    assert.deepEqual(rows[3], [
+    assert.deepEqual(pick(rows[3]!), [
       'rcpt_2',
       '2026-03-01T11:00:00.000000000Z',
       KEY_B.prefix,
@@ -153,6 +166,7 @@ describe('gateway receipts and usage', () => {
       '500',
       '',
     ]);
+    assert.equal((await run('receipts', '--csv', '--limit', '2')).trim().split('\n').length, 3, 'a header and two rows');
 
     const table = await run('receipts', '--limit', '5');
     assert.match(table, /^ID\s+TIME \(UTC\)\s+KEY\s+REQUESTED\s+MODEL\s+STATUS\s+COST \(USD\)\s+IN\s+OUT\n/);

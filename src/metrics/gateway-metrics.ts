@@ -12,6 +12,8 @@ export interface MetricsSources {
   holdsInFlight: () => number;
   /** Money held now by every process, nano-USD (read from the ledger when scraped). */
   heldNano: () => Promise<number>;
+  /** The account's console alerts now (low balance, budget share), read when scraped. */
+  alerts?: () => Promise<Array<{ kind: string }>>;
 }
 
 const SECONDS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120, 300];
@@ -108,6 +110,16 @@ export class GatewayMetrics {
       collect() {
         this.reset();
         for (const state of sources.health.states(sources.models())) this.set({ model: state.model }, state.consecutiveFailures);
+      },
+    });
+    new client.Gauge({
+      name: 'gateway_account_alert',
+      help: 'Console alerts of the account: 1 while the alert holds (balance_low, budget_share), 0 otherwise',
+      labelNames: ['alert'],
+      registers,
+      async collect() {
+        const active = new Set((sources.alerts ? await sources.alerts() : []).map((alert) => alert.kind));
+        for (const alert of ['balance_low', 'budget_share']) this.set({ alert }, active.has(alert) ? 1 : 0);
       },
     });
     return registry;

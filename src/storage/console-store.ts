@@ -28,6 +28,14 @@ export interface ConsoleStore {
   /** Replaces one alias's rule and writes the audit entry `rules.set`, in one transaction. */
   setAliasRule(accountId: string, rule: AliasRule): Promise<void>;
   appendAudit(entry: Omit<AuditEntry, 'id'>): Promise<void>;
-  /** Newest first; `beforeId` continues a page. */
-  listAudit(accountId: string, limit: number, beforeId?: number): Promise<AuditEntry[]>;
+  /**
+   * Newest first; `beforeId` continues a page. `filter.actor` matches the actor in any case;
+   * `filter.action` an action (`key.revoked`) or its kind (`key`).
+   */
+  listAudit(accountId: string, limit: number, beforeId?: number, filter?: AuditFilter): Promise<AuditEntry[]>;
+}
+
+export interface AuditFilter {
+  actor?: string;
+  action?: string;
 }

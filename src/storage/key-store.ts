@@ -5,13 +5,15 @@ export interface KeyStore {
   /** Inserts the key and, when `actor` is given, the audit entry `key.created` in the same transaction. */
   insertKey(key: ApiKeyRecord, actor?: string): Promise<void>;
   /**
-   * Change a key's daily limit and/or rate limit (a field absent is left as it is; null removes
-   * it) and write the audit entry `key.limits`, in one transaction. Null when no such key.
+   * Change a key's name, allowed models (null: every model), daily limit and/or rate limit (a
+   * field absent is left as it is; null removes a limit) and write one audit entry, `key.limits`
+   * when only limits changed, else `key.updated`, with the values before the change, in one
+   * transaction. Null when no such key.
    */
   updateKeyLimits(
     accountId: string,
     keyId: string,
-    changes: { dailyLimitNano?: number | null; rateLimitPerMinute?: number | null },
+    changes: { name?: string; models?: string[] | null; dailyLimitNano?: number | null; rateLimitPerMinute?: number | null },
     actor: string,
     at: string,
   ): Promise<ApiKeyRecord | null>;

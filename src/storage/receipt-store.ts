@@ -1,4 +1,4 @@
-import type { ReceiptCursor, ReceiptFilter, SpendBucket, UsageRow, ReceiptRecord } from './records.ts';
+import type { ReceiptCursor, ReceiptFilter, SpendBucket, UsageRow, UsageSeriesRow, ReceiptRecord } from './records.ts';
 
 /** A page of receipts, newest first. */
 export interface ReceiptPage {
@@ -21,4 +21,18 @@ export interface ReceiptStore {
   spendSeries(accountId: string, options: { from: string; to: string; bucket: 'hour' | 'day' }): Promise<SpendBucket[]>;
   /** Per answering model (else the requested one), per key id or per UTC day (2026-11-21), over [from, to); most requests first. */
   usageBy(accountId: string, options: { from: string; to: string; by: 'model' | 'key' | 'day' }): Promise<UsageRow[]>;
+  /**
+   * Usage per UTC hour or day over [from, to), per group: the whole account (name "account"), each
+   * key id, or each model (answering, else requested; a failed attempt counts for its own model).
+   * `keyId` narrows to one key's receipts. Oldest bucket first, then by name; empty ones left out.
+   */
+  usageSeries(accountId: string, options: UsageSeriesQuery): Promise<UsageSeriesRow[]>;
+}
+
+export interface UsageSeriesQuery {
+  from: string;
+  to: string;
+  bucket: 'hour' | 'day';
+  by: 'account' | 'key' | 'model';
+  keyId?: string;
 }

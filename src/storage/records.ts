@@ -260,7 +260,10 @@ export interface ReceiptFilter {
   keyId?: string;
   /** Matches the requested or the answering model. */
   model?: string;
+  /** Matches the model or alias the client asked for. */
+  requestedModel?: string;
   status?: ReceiptStatus;
+  errorCode?: string;
   endpoint?: string;
   /** ISO instants: created_at >= from, < to. */
   from?: string;
@@ -279,6 +282,17 @@ export interface SpendBucket {
   costNano: number;
   requests: number;
   errors: number;
+}
+
+/**
+ * One group's usage in one UTC hour or day: the receipts' figures (requests, errors, tokens,
+ * cost, summing to the receipts exactly) and the failed provider calls, which for a model
+ * include those where it was a fallback candidate that failed before another answered.
+ */
+export interface UsageSeriesRow extends UsageRow {
+  /** ISO instant of the bucket's start. */
+  start: string;
+  failedAttempts: number;
 }
 
 /** Requests, errors, tokens and cost of one model (answering, else requested), one key or one UTC day. */

@@ -25,6 +25,7 @@ async function seedReceipts(store: Store): Promise<ReceiptRecord[]> {
       requestedModel: null,
       answeringModel: null,
       status: 'failed',
+      errorCode: 'provider_unavailable',
     }),
     sampleReceipt({ id: 'rcpt_07', createdAt: '2026-11-22T23:59:59.999Z', costNano: 9_007_199_254_000, answeringModel: 'sim/sage' }),
   ];
@@ -84,9 +85,15 @@ export function describeConsoleReportsContract(run: WithStore): void {
         ],
       );
       assert.deepEqual(entries.map((entry) => entry.detail).reverse(), [
-        { keyId: key.id, prefix: key.prefix, dailyLimit: '2.500000001', rateLimitPerMinute: 60 },
-        { keyId: key.id, prefix: key.prefix, dailyLimit: '2.500000001', rateLimitPerMinute: null },
-        { keyId: key.id, prefix: key.prefix, dailyLimit: null, rateLimitPerMinute: 7 },
+        { keyId: key.id, prefix: key.prefix, dailyLimit: '2.500000001', rateLimitPerMinute: 60, before: { dailyLimit: '5.000000000' } },
+        { keyId: key.id, prefix: key.prefix, dailyLimit: '2.500000001', rateLimitPerMinute: null, before: { rateLimitPerMinute: 60 } },
+        {
+          keyId: key.id,
+          prefix: key.prefix,
+          dailyLimit: null,
+          rateLimitPerMinute: 7,
+          before: { dailyLimit: '2.500000001', rateLimitPerMinute: null },
+        },
       ]);
 
       assert.equal(await store.updateKeyLimits(DEFAULT_ACCOUNT_ID, 'key_missing', { rateLimitPerMinute: 1 }, OWNER, at), null);
@@ -94,6 +101,17 @@ export function describeConsoleReportsContract(run: WithStore): void {
       await assert.rejects(store.updateKeyLimits(DEFAULT_ACCOUNT_ID, key.id, { dailyLimitNano: 1.5 }, OWNER, at), RangeError);
       await assert.rejects(store.updateKeyLimits(DEFAULT_ACCOUNT_ID, key.id, { rateLimitPerMinute: 0 }, OWNER, at), RangeError);
       assert.equal((await store.listAudit(DEFAULT_ACCOUNT_ID, 10)).length, 3);
+
+      const renamed = await store.updateKeyLimits(DEFAULT_ACCOUNT_ID, key.id, { name: 'laptop', models: ['svc/fast', 'sim/sage'] }, OWNER, at);
+      assert.deepEqual([renamed?.name, renamed?.models, renamed?.rateLimitPerMinute], ['laptop', ['svc/fast', 'sim/sage'], 7]);
+      assert.deepEqual(await store.findKeyByHash(key.hash), renamed);
+      const [edited] = await store.listAudit(DEFAULT_ACCOUNT_ID, 1);
+      assert.equal(edited!.action, 'key.updated');
+      assert.deepEqual(edited!.detail.before, { name: key.name, models: key.models });
+      const everyModel = await store.updateKeyLimits(DEFAULT_ACCOUNT_ID, key.id, { models: null }, OWNER, at);
+      assert.equal(everyModel?.models, null);
+      await assert.rejects(store.updateKeyLimits(DEFAULT_ACCOUNT_ID, key.id, { models: [] }, OWNER, at), RangeError);
+      await assert.rejects(store.updateKeyLimits(DEFAULT_ACCOUNT_ID, key.id, { name: ' ' }, OWNER, at), RangeError);
     }));
 
   test('searchReceipts: each filter, ANDed; another account never shows', () =>
@@ -110,6 +128,10 @@ export function describeConsoleReportsContract(run: WithStore): void {
         'requested model',
       );
       assert.deepEqual(await search(store, { status: 'failed' }), ['rcpt_06', 'rcpt_03']);
+      assert.deepEqual(await search(store, { requestedModel: 'svc/fast' }), ['rcpt_07', 'rcpt_05', 'rcpt_04', 'rcpt_03', 'rcpt_02', 'rcpt_01']);
+      assert.deepEqual(await search(store, { requestedModel: 'sim/sage' }), [], 'the alias asked for, not the answering model');
+      assert.deepEqual(await search(store, { errorCode: 'provider_unavailable' }), ['rcpt_06']);
+      assert.deepEqual(await search(store, { errorCode: 'provider_unavailable', status: 'succeeded' }), []);
       assert.deepEqual(await search(store, { endpoint: '/v1/messages' }), ['rcpt_04']);
       assert.deepEqual(await search(store, { from: `${DAY}T10:00:00.000Z`, to: `${DAY}T11:00:00.000Z` }), ['rcpt_04', 'rcpt_03', 'rcpt_02']);
       assert.deepEqual(await search(store, { from: '2026-11-22T00:00:00.000Z' }), ['rcpt_07', 'rcpt_06']);
@@ -205,6 +227,90 @@ export function describeConsoleReportsContract(run: WithStore): void {
         { name: '2026-11-22', requests: 2, errors: 1, inputTokens: 2_400, outputTokens: 600, costNano: 9_007_199_354_000 },
       ]);
       assert.deepEqual(await store.usageBy(DEFAULT_ACCOUNT_ID, { from: '2027-01-01T00:00:00.000Z', to: '2027-02-01T00:00:00.000Z', by: 'key' }), []);
+    }));
+
+  test('usageSeries: per bucket and group, sums equal to the receipts, failed fallback candidates counted for their model', () =>
+    run(async (store) => {
+      const receipts = await seedReceipts(store);
+      const zero = { requests: 0, errors: 0, inputTokens: 0, outputTokens: 0, costNano: 0, failedAttempts: 0 };
+      const hour = `${DAY}T10:00:00.000Z`;
+      assert.deepEqual(await store.usageSeries(DEFAULT_ACCOUNT_ID, { from: hour, to: `${DAY}T11:00:00.000Z`, bucket: 'hour', by: 'model' }), [
+        { ...zero, start: hour, name: 'sim/sage', requests: 1, inputTokens: 1_200, outputTokens: 300, costNano: 1_000 },
+        { ...zero, start: hour, name: 'sim/steady', failedAttempts: 3 },
+        { ...zero, start: hour, name: 'sim/swift-mini', requests: 1, inputTokens: 1_200, outputTokens: 300, costNano: 10 },
+        { ...zero, start: hour, name: 'svc/fast', requests: 1, errors: 1, costNano: 100 },
+      ]);
+      const month = { from: '2026-11-01T00:00:00.000Z', to: '2026-12-01T00:00:00.000Z' };
+      assert.deepEqual(await store.usageSeries(DEFAULT_ACCOUNT_ID, { ...month, bucket: 'day', by: 'account' }), [
+        {
+          start: `${DAY}T00:00:00.000Z`,
+          name: 'account',
+          requests: 5,
+          errors: 1,
+          inputTokens: 4_800,
+          outputTokens: 1_200,
+          costNano: 11_111,
+          failedAttempts: 5,
+        },
+        {
+          start: '2026-11-22T00:00:00.000Z',
+          name: 'account',
+          requests: 2,
+          errors: 1,
+          inputTokens: 2_400,
+          outputTokens: 600,
+          costNano: 9_007_199_354_000,
+          failedAttempts: 2,
+        },
+      ]);
+      assert.deepEqual(await store.usageSeries(DEFAULT_ACCOUNT_ID, { ...month, bucket: 'day', by: 'key', keyId: 'key_b' }), [
+        {
+          start: `${DAY}T00:00:00.000Z`,
+          name: 'key_b',
+          requests: 2,
+          errors: 0,
+          inputTokens: 2_400,
+          outputTokens: 600,
+          costNano: 10_010,
+          failedAttempts: 2,
+        },
+      ]);
+      for (const by of ['account', 'key', 'model'] as const) {
+        const rows = await store.usageSeries(DEFAULT_ACCOUNT_ID, { ...month, bucket: 'hour', by });
+        const total = (field: 'requests' | 'costNano' | 'inputTokens') => rows.reduce((sum, row) => sum + row[field], 0);
+        assert.equal(
+          total('costNano'),
+          receipts.reduce((sum, receipt) => sum + receipt.costNano, 0),
+          `${by}: cost equals the receipts'`,
+        );
+        assert.equal(total('requests'), receipts.length, `${by}: one request per receipt`);
+        assert.equal(
+          total('inputTokens'),
+          receipts.reduce((sum, receipt) => sum + (receipt.usage?.inputTokens ?? 0), 0),
+        );
+      }
+      assert.deepEqual(await store.usageSeries(OTHER_ACCOUNT, { ...month, bucket: 'day', by: 'key', keyId: 'key_b' }), []);
+    }));
+
+  test('listAudit: filtered by actor in any case and by action or its kind, newest first, paged', () =>
+    run(async (store) => {
+      const write = (actor: string, action: string) =>
+        store.appendAudit({ accountId: DEFAULT_ACCOUNT_ID, at: `${DAY}T10:00:00.000Z`, actor, action, detail: {} });
+      await write(OWNER, 'key.created');
+      await write('cli', 'funds.added');
+      await write(OWNER.toLowerCase(), 'key.revoked');
+      await write(MEMBER, 'key.limits');
+      await write(OWNER, 'keyring.odd');
+      await store.appendAudit({ accountId: OTHER_ACCOUNT, at: `${DAY}T10:00:00.000Z`, actor: OWNER, action: 'key.created', detail: {} });
+      const actions = async (filter: { actor?: string; action?: string }, limit = 10, beforeId?: number) =>
+        (await store.listAudit(DEFAULT_ACCOUNT_ID, limit, beforeId, filter)).map((entry) => entry.action);
+      assert.deepEqual(await actions({ actor: OWNER.toUpperCase().replace('0X', '0x') }), ['keyring.odd', 'key.revoked', 'key.created']);
+      assert.deepEqual(await actions({ action: 'key' }), ['key.limits', 'key.revoked', 'key.created']);
+      assert.deepEqual(await actions({ action: 'key.revoked' }), ['key.revoked']);
+      assert.deepEqual(await actions({ actor: OWNER, action: 'key' }), ['key.revoked', 'key.created']);
+      const [newest] = await store.listAudit(DEFAULT_ACCOUNT_ID, 1, undefined, { action: 'key' });
+      assert.deepEqual(await actions({ action: 'key' }, 10, newest!.id), ['key.revoked', 'key.created']);
+      assert.deepEqual(await actions({ actor: 'cli' }), ['funds.added']);
     }));
 
   test('listFunds: funds added, newest first, paged by beforeId', () =>

@@ -29,6 +29,10 @@ export interface MockWallet {
   account: PrivateKeyAccount;
   /** Refuse signing requests, as a person pressing "Reject" does. */
   rejects?: boolean;
+  /** The chain the wallet is on (1 unless set); wallet_switchEthereumChain moves it. */
+  chainId?: number;
+  /** Signatures the wallet made, counted. */
+  signatures?: number;
 }
 
 const ICON =
@@ -48,11 +52,15 @@ export async function installWallets(context: BrowserContext, wallets: MockWalle
       case 'eth_accounts':
         return { value: [wallet.account.address] };
       case 'eth_chainId':
-        return { value: '0x1' };
+        return { value: `0x${(wallet.chainId ?? 1).toString(16)}` };
+      case 'wallet_switchEthereumChain':
+        wallet.chainId = Number.parseInt((params as [{ chainId: string }])[0].chainId, 16);
+        return { value: null };
       case 'personal_sign': {
         if (wallet.rejects) return { error: { code: 4001, message: 'User rejected the request.' } };
         const [message, address] = params as [`0x${string}`, string];
         if (address.toLowerCase() !== wallet.account.address.toLowerCase()) return { error: { code: 4100, message: 'Unknown account.' } };
+        wallet.signatures = (wallet.signatures ?? 0) + 1;
         return { value: await wallet.account.signMessage({ message: { raw: message } }) };
       }
       default:

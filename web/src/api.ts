@@ -9,6 +9,16 @@ export class ApiError extends Error {
   ) {
     super(message);
   }
+
+  /** The message without the "field: " the gateway starts it with when it names a field, for showing beside that field. */
+  get fieldMessage(): string {
+    return this.param && this.message.startsWith(`${this.param}: `) ? this.message.slice(this.param.length + 2) : this.message;
+  }
+
+  /** Whether trying the same again may work: the gateway was unreachable or failed, not a refusal. */
+  get retryable(): boolean {
+    return this.status === 0 || this.status >= 500;
+  }
 }
 
 let csrfToken: string | null = null;
@@ -16,6 +26,9 @@ let csrfToken: string | null = null;
 export function setCsrfToken(token: string | null): void {
   csrfToken = token;
 }
+
+/** Dispatched on window when a signed-in call finds the session ended (signed out elsewhere, expired, member removed). */
+export const SESSION_ENDED = 'console:session-ended';
 
 export async function api<T>(method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE', path: string, body?: unknown): Promise<T> {
   const headers: Record<string, string> = {};
@@ -41,7 +54,9 @@ export async function api<T>(method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE'
   }
   if (!response.ok) {
     const error = parsed?.error ?? {};
-    throw new ApiError(error.message ?? `HTTP ${response.status}`, response.status, error.code ?? 'unknown', error.param ?? null);
+    const failure = new ApiError(error.message ?? `HTTP ${response.status}`, response.status, error.code ?? 'unknown', error.param ?? null);
+    if (failure.code === 'session_required' && csrfToken !== null) dispatchEvent(new CustomEvent(SESSION_ENDED));
+    throw failure;
   }
   return parsed as T;
 }

@@ -1,6 +1,6 @@
 import { render } from 'preact';
 import { useEffect, useState } from 'preact/hooks';
-import { api, ApiError, setCsrfToken, type SessionInfo } from './api.ts';
+import { api, ApiError, SESSION_ENDED, setCsrfToken, type SessionInfo } from './api.ts';
 import { Layout } from './components/layout.tsx';
 import { Loading } from './components/states.tsx';
 import { AuditPage } from './pages/audit.tsx';
@@ -12,8 +12,9 @@ import { MembersPage } from './pages/members.tsx';
 import { OverviewPage } from './pages/overview.tsx';
 import { ReceiptDetailPage, ReceiptsPage } from './pages/receipts.tsx';
 import { RulesPage } from './pages/rules.tsx';
+import { UsagePage } from './pages/usage.tsx';
 import { navigate, usePath } from './router.ts';
-import { lastWallet, walletStore, type Wallet } from './wallets.ts';
+import { lastWallet, signInWith, walletStore, type Wallet } from './wallets.ts';
 import './styles.css';
 
 function Page({ path, session }: { path: string; session: SessionInfo }) {
@@ -27,12 +28,14 @@ function Page({ path, session }: { path: string; session: SessionInfo }) {
       return <LimitsPage />;
     case '/console/rules':
       return <RulesPage />;
+    case '/console/usage':
+      return <UsagePage path={path} />;
     case '/console/receipts':
       return <ReceiptsPage path={path} />;
     case '/console/balance':
       return <BalancePage />;
     case '/console/audit':
-      return <AuditPage />;
+      return <AuditPage path={path} />;
     case '/console/members':
       return <MembersPage session={session} />;
     default:
@@ -44,6 +47,7 @@ function Page({ path, session }: { path: string; session: SessionInfo }) {
 function useSwitchedAccount(session: SessionInfo | null): { switchedTo: string | null; wallet: Wallet | null } {
   const [state, setState] = useState<{ switchedTo: string | null; wallet: Wallet | null }>({ switchedTo: null, wallet: null });
   useEffect(() => {
+    setState({ switchedTo: null, wallet: null });
     if (!session) return;
     let wallet: Wallet | undefined;
     const onAccounts = (accounts: unknown) => {
@@ -71,6 +75,7 @@ function useSwitchedAccount(session: SessionInfo | null): { switchedTo: string |
 function App() {
   const path = usePath();
   const [session, setSession] = useState<SessionInfo | null | undefined>(undefined);
+  const [notice, setNotice] = useState<string | null>(null);
   const switched = useSwitchedAccount(session ?? null);
 
   useEffect(() => {
@@ -86,6 +91,17 @@ function App() {
     );
   }, []);
 
+  // A session ended elsewhere (signed out everywhere, expired, member removed): back to /login, saying why.
+  useEffect(() => {
+    const ended = () => {
+      setCsrfToken(null);
+      setNotice('Your session ended (signed out, expired or removed). Sign in again to continue.');
+      setSession(null);
+    };
+    addEventListener(SESSION_ENDED, ended);
+    return () => removeEventListener(SESSION_ENDED, ended);
+  }, []);
+
   useEffect(() => {
     if (session === null && !path.startsWith('/login')) navigate('/login');
     if (session && path.startsWith('/login')) navigate('/console');
@@ -93,18 +109,37 @@ function App() {
 
   if (session === undefined) return <Loading what="the console" />;
   if (session === null || path.startsWith('/login')) {
-    return <LoginPage onSignedIn={setSession} notice={path.includes('switched=1') ? 'Signed out. Sign in with the wallet you switched to.' : null} />;
+    return (
+      <LoginPage
+        onSignedIn={(next) => {
+          setNotice(null);
+          setSession(next);
+        }}
+        notice={notice ?? (path.includes('switched=1') ? 'Signed out. Sign in with the wallet you switched to.' : null)}
+      />
+    );
   }
   const signOut = async (everywhere: boolean) => {
     await api('POST', everywhere ? '/sign-out-everywhere' : '/sign-out').catch(() => undefined);
     setCsrfToken(null);
+    setNotice(null);
     setSession(null);
   };
+  // The contract's step 7: end this session, then sign in with the wallet's new account at once.
   const signInAgain = async () => {
     await api('POST', '/sign-out').catch(() => undefined);
     setCsrfToken(null);
-    setSession(null);
-    navigate('/login?switched=1');
+    const wallet = switched.wallet;
+    try {
+      if (!wallet) throw new Error('Choose the wallet to sign in with.');
+      const next = await signInWith(wallet);
+      setNotice(null);
+      setSession(next);
+    } catch (error) {
+      setNotice((error as Error).message);
+      setSession(null);
+      navigate('/login?switched=1');
+    }
   };
   return (
     <Layout path={path} session={session} onSignOut={signOut} switchedTo={switched.switchedTo} onSignInAgain={signInAgain}>

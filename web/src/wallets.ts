@@ -23,6 +23,39 @@ export function walletErrorText(error: unknown): string {
   return `The wallet could not complete the request${(error as Error)?.message ? ` (${(error as Error).message})` : ''}.`;
 }
 
+const CHAIN_NAMES: Record<number, string> = {
+  1: 'Ethereum',
+  10: 'OP Mainnet',
+  137: 'Polygon',
+  8453: 'Base',
+  42161: 'Arbitrum One',
+  11155111: 'Sepolia',
+};
+
+/** A chain as people know it: "Base (chain 8453)". */
+export function chainName(chainId: number): string {
+  return CHAIN_NAMES[chainId] ? `${CHAIN_NAMES[chainId]} (chain ${chainId})` : `chain ${chainId}`;
+}
+
+/** A sign-in refused because the wallet is on a chain the console does not accept: the page offers to switch. */
+export class WrongChainError extends Error {
+  constructor(
+    message: string,
+    readonly chainId: number,
+  ) {
+    super(message);
+  }
+}
+
+/** Asks the wallet to move to `chainId` (EIP-3326); the person confirms it in the wallet. */
+export async function switchChain(wallet: Wallet, chainId: number): Promise<void> {
+  try {
+    await wallet.provider.request({ method: 'wallet_switchEthereumChain', params: [{ chainId: `0x${chainId.toString(16)}` }] } as never);
+  } catch (error) {
+    throw new Error(walletErrorText(error), { cause: error });
+  }
+}
+
 /** What the server's refusal means for the person signing in. */
 export function signInErrorText(error: ApiError, address: string, chainId: number): string {
   if (error.code === 'not_a_member')
@@ -33,7 +66,7 @@ export function signInErrorText(error: ApiError, address: string, chainId: numbe
       case 'unknown_nonce':
         return 'This sign-in request expired or was already used. Start again: the new request is valid for 10 minutes.';
       case 'wrong_chain':
-        return `Your wallet is on chain ${chainId}, which this console does not accept. Switch the wallet's network and try again.`;
+        return `Your wallet is on ${chainName(chainId)}, which this console does not accept. Switch the wallet's network, then sign in again.`;
       case 'bad_signature':
         return 'The signature does not match this wallet. If it is a smart-contract wallet, its owner must sign.';
       case 'rpc_unavailable':
@@ -44,7 +77,8 @@ export function signInErrorText(error: ApiError, address: string, chainId: numbe
         return `The gateway refused the sign-in: ${error.message}`;
     }
   }
-  if (error.code === 'invalid_request' && error.param === 'chain_id') return error.message;
+  if (error.code === 'invalid_request' && error.param === 'chain_id')
+    return `Your wallet is on ${chainName(chainId)}, which this console does not accept. Switch the wallet's network, then sign in again.`;
   return error.message;
 }
 
@@ -82,7 +116,11 @@ export async function signInWith(wallet: Wallet): Promise<SessionInfo> {
     }
     session = await api<SessionInfo>('POST', '/sign-in', { message, signature });
   } catch (error) {
-    if (error instanceof ApiError) throw new Error(signInErrorText(error, address, chainId), { cause: error });
+    if (error instanceof ApiError) {
+      const text = signInErrorText(error, address, chainId);
+      const wrongChain = error.param === 'wrong_chain' || (error.code === 'invalid_request' && error.param === 'chain_id');
+      throw wrongChain ? new WrongChainError(text, chainId) : new Error(text, { cause: error });
+    }
     throw error;
   }
   setCsrfToken(session.csrf_token);

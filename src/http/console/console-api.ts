@@ -7,6 +7,7 @@ import { registerMembersRoutes } from './console-members-routes.ts';
 import { registerReportsRoutes } from './console-reports-routes.ts';
 import { registerRulesRoutes } from './console-rules-routes.ts';
 import { registerSignInRoutes } from './console-sign-in-routes.ts';
+import { registerUsageRoutes } from './console-usage-routes.ts';
 
 declare module 'fastify' {
   interface FastifyContextConfig {
@@ -27,6 +28,7 @@ export function registerConsoleApi(app: FastifyInstance, deps: GatewayDeps): voi
       registerSignInRoutes(scope, deps);
       registerKeysRoutes(scope, deps);
       registerReportsRoutes(scope, deps);
+      registerUsageRoutes(scope, deps);
       registerRulesRoutes(scope, deps);
       registerMembersRoutes(scope, deps);
     },

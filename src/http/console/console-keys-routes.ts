@@ -3,6 +3,7 @@ import { z } from 'zod';
 import { issueApiKey } from '../../auth/issue-api-key.ts';
 import { GatewayError } from '../../errors/gateway-error.ts';
 import { formatUsd } from '../../lib/money.ts';
+import { ALERTS_ACTION, currentAlerts, readAlertSettings, type ActiveAlert, type AlertSettings } from '../../limits/account-alerts.ts';
 import type { ApiKeyRecord } from '../../storage/records.ts';
 import type { GatewayDeps } from '../gateway-deps.ts';
 import { signedIn } from './console-guard.ts';
@@ -33,6 +34,17 @@ function renderKey(key: ApiKeyRecord, now: number, spentTodayNano?: number) {
     status: keyStatus(key, now),
     ...(spentTodayNano === undefined ? {} : { spent_today: formatUsd(spentTodayNano) }),
   };
+}
+
+function renderAlertSettings(settings: AlertSettings) {
+  return {
+    balance_below: settings.balanceBelowNano === null ? null : formatUsd(settings.balanceBelowNano),
+    budget_share: settings.budgetSharePercent,
+  };
+}
+
+function renderAlert(alert: ActiveAlert) {
+  return { kind: alert.kind, threshold: formatUsd(alert.thresholdNano), value: formatUsd(alert.valueNano) };
 }
 
 /** Keys (create, list, revoke) and their limits, and the account's monthly budget. */
@@ -97,16 +109,31 @@ export function registerKeysRoutes(app: FastifyInstance, deps: GatewayDeps): voi
     return renderKey(revoked, deps.now());
   });
 
-  const limitsRequest = z.object({ daily_limit: usdOrNull.optional(), rate_limit_per_minute: rateLimit.optional() }).strict();
+  const changeRequest = z
+    .object({
+      name: z.string().trim().min(1).max(100).optional(),
+      models: z.array(z.string()).min(1).nullable().optional(),
+      daily_limit: usdOrNull.optional(),
+      rate_limit_per_minute: rateLimit.optional(),
+    })
+    .strict();
 
   app.patch('/keys/:id', async (request) => {
     const { session } = signedIn(request);
     const { id } = request.params as { id: string };
-    const body = parseWith(limitsRequest, request.body);
+    const body = parseWith(changeRequest, request.body);
+    const unknown = (body.models ?? []).filter((model) => !knownModels().includes(model));
+    if (unknown.length)
+      throw new GatewayError('invalid_request', `models: unknown ${unknown.join(', ')}; choose aliases or model ids from the list`, {}, 'models');
     const updated = await deps.store.updateKeyLimits(
       session.accountId,
       id,
-      { dailyLimitNano: body.daily_limit, rateLimitPerMinute: body.rate_limit_per_minute },
+      {
+        name: body.name,
+        models: body.models && [...new Set(body.models)],
+        dailyLimitNano: body.daily_limit,
+        rateLimitPerMinute: body.rate_limit_per_minute,
+      },
       actorOf(request),
       new Date(deps.now()).toISOString(),
     );
@@ -125,6 +152,43 @@ export function registerKeysRoutes(app: FastifyInstance, deps: GatewayDeps): voi
       default_rate_limit_per_minute: deps.config.limits.default_rate_limit_per_minute,
       keys: keys.map((key) => renderKey(key, deps.now())),
     };
+  });
+
+  const alertsRequest = z
+    .object({
+      balance_below: usdOrNull,
+      budget_share: z.number().int().min(1).max(1000).nullable(),
+    })
+    .strict();
+
+  app.get('/alerts', async (request) => {
+    const { session } = signedIn(request);
+    const [settings, alerts] = await Promise.all([
+      readAlertSettings(deps.store, session.accountId),
+      currentAlerts(deps.store, session.accountId, deps.now()),
+    ]);
+    return { settings: renderAlertSettings(settings), active: alerts.map(renderAlert) };
+  });
+
+  // Kept as the newest alerts.set entry of the audit log (account-alerts.ts): the change and its record are one write.
+  app.put('/limits/alerts', async (request) => {
+    const { session } = signedIn(request);
+    const body = parseWith(alertsRequest, request.body);
+    const previous = await readAlertSettings(deps.store, session.accountId);
+    const next = { balanceBelowNano: body.balance_below, budgetSharePercent: body.budget_share };
+    const shown = (settings: typeof next) => ({
+      balanceBelow: settings.balanceBelowNano === null ? null : formatUsd(settings.balanceBelowNano),
+      budgetShare: settings.budgetSharePercent,
+    });
+    const before = Object.fromEntries(Object.entries(shown(previous)).filter(([field, value]) => shown(next)[field as 'budgetShare'] !== value));
+    await deps.store.appendAudit({
+      accountId: session.accountId,
+      at: new Date(deps.now()).toISOString(),
+      actor: actorOf(request),
+      action: ALERTS_ACTION,
+      detail: { ...next, ...shown(next), before },
+    });
+    return { settings: renderAlertSettings(next), active: (await currentAlerts(deps.store, session.accountId, deps.now())).map(renderAlert) };
   });
 
   app.put('/limits/monthly-budget', async (request) => {

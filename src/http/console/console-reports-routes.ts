@@ -1,9 +1,12 @@
+import { Readable } from 'node:stream';
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
 import { GatewayError } from '../../errors/gateway-error.ts';
 import { parseInstantNanos } from '../../lib/instant-nanos.ts';
 import { formatUsd, MAX_BALANCE_NANO } from '../../lib/money.ts';
-import type { ReceiptCursor, SpendBucket, UsageRow } from '../../storage/records.ts';
+import type { ReceiptCursor, ReceiptFilter, SpendBucket, UsageRow } from '../../storage/records.ts';
+import { exportReceipts, matchingReceipts } from '../receipts-export.ts';
+import { auditDetail, auditSentence, displayActor } from './audit-sentences.ts';
 import type { GatewayDeps } from '../gateway-deps.ts';
 import { renderAccountSummary } from '../render-account-summary.ts';
 import { renderReceipt } from '../render-receipt.ts';
@@ -93,18 +96,39 @@ export function registerReportsRoutes(app: FastifyInstance, deps: GatewayDeps): 
     };
   });
 
-  const receiptsQuery = z
-    .object({
-      key: z.string().optional(),
-      model: z.string().optional(),
-      status: z.enum(['succeeded', 'failed', 'cancelled']).optional(),
-      endpoint: z.string().optional(),
-      from: instant.optional(),
-      to: instant.optional(),
-      limit: limit(100, 20),
-      cursor: z.string().optional(),
-    })
-    .strict();
+  const receiptFilters = {
+    key: z.string().optional(),
+    model: z.string().optional(),
+    alias: z.string().optional(),
+    status: z.enum(['succeeded', 'failed', 'cancelled']).optional(),
+    error_code: z.string().optional(),
+    endpoint: z.string().optional(),
+    from: instant.optional(),
+    to: instant.optional(),
+  };
+  const receiptsQuery = z.object({ ...receiptFilters, limit: limit(100, 20), cursor: z.string().optional() }).strict();
+  const exportQuery = z.object({ ...receiptFilters, format: z.enum(['csv', 'json']).default('csv') }).strict();
+
+  /** The store's filter of a query; `key` is a key id or the prefix the pages show (svc_...). */
+  async function receiptFilter(accountId: string, query: z.output<typeof exportQuery> | z.output<typeof receiptsQuery>): Promise<ReceiptFilter> {
+    let keyId = query.key;
+    if (keyId !== undefined && !keyId.startsWith('key_')) {
+      const key = (await deps.store.listKeys(accountId)).find((candidate) => candidate.prefix === keyId || candidate.id === keyId);
+      if (!key) throw new GatewayError('invalid_request', `key: no key with the id or prefix ${keyId}`, {}, 'key');
+      keyId = key.id;
+    }
+    if (query.from && query.to && query.from >= query.to) throw new GatewayError('invalid_request', 'from: must be before to', {}, 'from');
+    return {
+      keyId,
+      model: query.model,
+      requestedModel: query.alias,
+      status: query.status,
+      errorCode: query.error_code,
+      endpoint: query.endpoint,
+      from: query.from,
+      to: query.to,
+    };
+  }
 
   app.get('/receipts', async (request) => {
     const { session } = signedIn(request);
@@ -112,7 +136,7 @@ export function registerReportsRoutes(app: FastifyInstance, deps: GatewayDeps): 
     const page = await deps.store.searchReceipts(session.accountId, {
       limit: query.limit,
       cursor: query.cursor === undefined ? undefined : decodeCursor(query.cursor),
-      filter: { keyId: query.key, model: query.model, status: query.status, endpoint: query.endpoint, from: query.from, to: query.to },
+      filter: await receiptFilter(session.accountId, query),
     });
     const last = page.data.at(-1);
     return {
@@ -121,6 +145,18 @@ export function registerReportsRoutes(app: FastifyInstance, deps: GatewayDeps): 
       has_more: page.hasMore,
       next_cursor: page.hasMore && last ? encodeCursor({ createdAt: last.createdAt }) : null,
     };
+  });
+
+  // The whole filtered set, streamed page by page from the store (never one page, never all in memory).
+  app.get('/receipts/export', async (request, reply) => {
+    const { session } = signedIn(request);
+    const query = parseWith(exportQuery, request.query);
+    const filter = await receiptFilter(session.accountId, query);
+    const stamp = new Date(deps.now()).toISOString().slice(0, 19).replaceAll(':', '-');
+    reply
+      .header('content-type', query.format === 'csv' ? 'text/csv; charset=utf-8' : 'application/json; charset=utf-8')
+      .header('content-disposition', `attachment; filename="receipts-${stamp}Z.${query.format}"`);
+    return reply.send(Readable.from(exportReceipts(matchingReceipts(deps.store, session.accountId, filter), query.format)));
   });
 
   app.get('/receipts/:id', async (request) => {
@@ -162,13 +198,30 @@ export function registerReportsRoutes(app: FastifyInstance, deps: GatewayDeps): 
     return { balance: formatUsd(balance) };
   });
 
+  const auditQuery = z
+    .object({
+      limit: limit(200, 50),
+      before: z.string().regex(/^\d+$/).transform(Number).optional(),
+      actor: z.string().optional(),
+      action: z.string().optional(),
+    })
+    .strict();
+
   app.get('/audit', async (request) => {
     const { session } = signedIn(request);
-    const query = parseWith(pageQuery, request.query);
-    const entries = await deps.store.listAudit(session.accountId, query.limit, query.before);
+    const query = parseWith(auditQuery, request.query);
+    const filter = query.actor === undefined && query.action === undefined ? undefined : { actor: query.actor, action: query.action };
+    const entries = await deps.store.listAudit(session.accountId, query.limit, query.before, filter);
     return {
       object: 'list',
-      data: entries.map((entry) => ({ id: entry.id, at: entry.at, actor: entry.actor, action: entry.action, detail: entry.detail })),
+      data: entries.map((entry) => ({
+        id: entry.id,
+        at: entry.at,
+        actor: displayActor(entry.actor),
+        action: entry.action,
+        sentence: auditSentence(entry),
+        detail: auditDetail(entry.detail),
+      })),
       next_before: entries.length === query.limit ? entries.at(-1)!.id : null,
     };
   });

@@ -16,10 +16,18 @@ const ruleRequest = z
 
 /** Rules: the ordered candidates and default reasoning level behind each alias, with every model's prices and capabilities. */
 export function registerRulesRoutes(app: FastifyInstance, deps: GatewayDeps): void {
+  /** Whether routing skips a model now (cool-down or a probe in progress), why, and until when. */
+  const healthOf = (modelId: string) => {
+    const [state] = deps.health.states([modelId]);
+    const cool = deps.health.board.current(modelId);
+    if (!state || state.state === 'up') return { state: 'up' as const, until: null, reason: null };
+    return { state: state.state, until: new Date(state.coolUntil).toISOString(), reason: cool?.reason ?? null };
+  };
   const view = () => ({
     aliases: [...deps.catalog.aliases.values()].map((alias) => ({
       alias: alias.name,
       candidates: alias.candidates.map((model) => model.id),
+      health: Object.fromEntries(alias.candidates.map((model) => [model.id, healthOf(model.id)])),
       reasoning: alias.reasoning,
       source: alias.source,
     })),

@@ -43,6 +43,9 @@ function clearCookie(deps: GatewayDeps, reply: FastifyReply): void {
 export function registerSignInRoutes(app: FastifyInstance, deps: GatewayDeps): void {
   const signIn = { config: { signIn: true } };
 
+  // What the login page needs before a wallet signs: the chains it may sign on (to offer a switch).
+  app.get('/sign-in/options', signIn, async () => ({ chain_ids: deps.console.chainIds }));
+
   app.post('/sign-in/nonce', signIn, async (request) => {
     const body = parseWith(nonceRequest, request.body);
     const chainId = body.chain_id ?? deps.console.chainIds[0]!;

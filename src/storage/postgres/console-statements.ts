@@ -39,17 +39,66 @@ const searchFields = [
   ['endpoint', 'endpoint = $', String],
   ['from', 'created_ns >= $::bigint', nanos],
   ['to', 'created_ns < $::bigint', nanos],
+  ['requestedModel', 'requested_model = $', String],
+  ['errorCode', 'error_code = $', String],
 ] as const;
+
+const seriesNames = {
+  account: { receipt: "'account'", attempt: "'account'" },
+  key: { receipt: 'key_id', attempt: 'r.key_id' },
+  model: { receipt: 'coalesce(answering_model, requested_model, $5)', attempt: "a->>'model'" },
+} as const;
+
+/**
+ * A usage series' two statements ($1 account, $2 from, $3 to, $4 'hour' or 'day', $5 unknown
+ * model name, $6 key id when narrowed): the receipts' figures, and the failed attempts read from
+ * each receipt's attempts, per (bucket, group).
+ */
+export function usageSeriesStatements(
+  accountId: string,
+  from: string,
+  to: string,
+  bucket: 'hour' | 'day',
+  by: keyof typeof seriesNames,
+  unknown: string,
+  keyId?: string,
+) {
+  const values: unknown[] = [accountId, nanos(from), nanos(to), bucket, unknown];
+  if (keyId !== undefined) values.push(keyId);
+  const shape = `${by}${keyId === undefined ? '' : '_key'}`;
+  const where = (alias: string) =>
+    `${alias}account_id = $1 AND ${alias}created_ns >= $2::bigint AND ${alias}created_ns < $3::bigint${keyId === undefined ? '' : ` AND ${alias}key_id = $6`}`;
+  const start = (alias: string) => `date_trunc($4, ${alias}created_at AT TIME ZONE 'UTC') AT TIME ZONE 'UTC'`;
+  return {
+    receipts: named(
+      `usage_series_${shape}`,
+      `SELECT ${start('')} AS start, ${seriesNames[by].receipt} AS name, count(*) AS requests,
+              count(*) FILTER (WHERE status = 'failed') AS errors,
+              coalesce(sum((usage->>'inputTokens')::numeric), 0)::bigint AS input_tokens,
+              coalesce(sum((usage->>'outputTokens')::numeric), 0)::bigint AS output_tokens,
+              sum(cost_nano)::bigint AS cost_nano
+       FROM receipts WHERE ${where('')} AND $5::text IS NOT NULL GROUP BY 1, 2`,
+      values,
+    ),
+    attempts: named(
+      `usage_series_attempts_${shape}`,
+      `SELECT ${start('r.')} AS start, ${seriesNames[by].attempt} AS name, count(*) AS failed
+       FROM receipts r CROSS JOIN LATERAL jsonb_array_elements(r.attempts) a
+       WHERE ${where('r.')} AND a->>'outcome' = 'failed' AND $5::text IS NOT NULL GROUP BY 1, 2`,
+      values,
+    ),
+  };
+}
 
 export const consoleStatements = {
   keyOfAccountForUpdate: (accountId: string, id: string) =>
     named('key_of_account_for_update', `SELECT ${keyColumns} FROM api_keys WHERE account_id = $1 AND id = $2 FOR NO KEY UPDATE`, [accountId, id]),
-  setKeyLimits: (id: string, dailyLimitNano: number | null, rateLimitPerMinute: number | null) =>
-    named('set_key_limits', `UPDATE api_keys SET daily_limit_nano = $2, rate_limit_per_minute = $3 WHERE id = $1 RETURNING ${keyColumns}`, [
-      id,
-      dailyLimitNano,
-      rateLimitPerMinute,
-    ]),
+  setKeyLimits: (id: string, name: string, models: string[] | null, dailyLimitNano: number | null, rateLimitPerMinute: number | null) =>
+    named(
+      'set_key_settings',
+      `UPDATE api_keys SET name = $2, models = $3, daily_limit_nano = $4, rate_limit_per_minute = $5 WHERE id = $1 RETURNING ${keyColumns}`,
+      [id, name, models, dailyLimitNano, rateLimitPerMinute],
+    ),
 
   /**
    * The receipt search with only the conditions in use (one named statement per combination,
@@ -166,6 +215,15 @@ export const consoleStatements = {
       [accountId, rule.alias, rule.candidates, rule.reasoning, rule.updatedAt, rule.updatedBy],
     ),
 
+  auditFiltered: (accountId: string, limit: number, beforeId: number | null, actor: string | null, action: string | null) =>
+    named(
+      'audit_filtered',
+      `SELECT id, account_id, at, actor, action, detail FROM audit_log
+       WHERE account_id = $1 AND ($3::bigint IS NULL OR id < $3) AND ($4::text IS NULL OR lower(actor) = lower($4))
+         AND ($5::text IS NULL OR action = $5 OR left(action, length($5) + 1) = $5 || '.')
+       ORDER BY id DESC LIMIT $2`,
+      [accountId, limit, beforeId, actor, action],
+    ),
   auditBefore: (accountId: string, beforeId: number, limit: number) =>
     named(
       'audit_before',

@@ -1,7 +1,18 @@
 import type pg from 'pg';
-import { aliasRuleDetail, checkedConsole, type ConsoleMethods, isBefore, keyLimitsDetail, UNKNOWN_MODEL, withKeyLimits } from '../console-storage.ts';
+import {
+  aliasRuleDetail,
+  checkedConsole,
+  type ConsoleMethods,
+  type FailedAttemptsSqlRow,
+  isBefore,
+  keyChangeAudit,
+  mergeUsageSeries,
+  UNKNOWN_MODEL,
+  type UsageSeriesSqlRow,
+  withKeyLimits,
+} from '../console-storage.ts';
 import type { MemberRecord, MemberRole } from '../records.ts';
-import { consoleStatements } from './console-statements.ts';
+import { consoleStatements, usageSeriesStatements } from './console-statements.ts';
 import type { PostgresDatabase } from './postgres-database.ts';
 import {
   aliasRuleFromRow,
@@ -53,11 +64,16 @@ export function createPostgresConsole(database: PostgresDatabase): ConsoleMethod
       return database.transaction(async (client) => {
         const row = await database.first<ApiKeyRow>(consoleStatements.keyOfAccountForUpdate(accountId, keyId), client);
         if (!row) return null;
-        const wanted = withKeyLimits(apiKeyFromRow(row), changes);
+        const previous = apiKeyFromRow(row);
+        const wanted = withKeyLimits(previous, changes);
         const updated = apiKeyFromRow(
-          (await database.first<ApiKeyRow>(consoleStatements.setKeyLimits(keyId, wanted.dailyLimitNano, wanted.rateLimitPerMinute), client))!,
+          (await database.first<ApiKeyRow>(
+            consoleStatements.setKeyLimits(keyId, wanted.name, wanted.models, wanted.dailyLimitNano, wanted.rateLimitPerMinute),
+            client,
+          ))!,
         );
-        await audit(client, accountId, at, actor, 'key.limits', keyLimitsDetail(updated));
+        const entry = keyChangeAudit(previous, updated);
+        await audit(client, accountId, at, actor, entry.action, entry.detail);
         // Committed with the change: every process drops its cached copy of the key.
         await database.rows(statements.bumpKeyChanges(), client);
         return updated;
@@ -79,6 +95,14 @@ export function createPostgresConsole(database: PostgresDatabase): ConsoleMethod
           ? consoleStatements.usageByModel(accountId, from, to, UNKNOWN_MODEL)
           : consoleStatements[by === 'key' ? 'usageByKey' : 'usageByDay'](accountId, from, to);
       return (await database.rows<UsageSqlRow>(statement)).map(usageFromRow);
+    },
+    async usageSeries(accountId, { from, to, bucket, by, keyId }) {
+      const statements = usageSeriesStatements(accountId, from, to, bucket, by, UNKNOWN_MODEL, keyId);
+      const [receipts, failures] = await Promise.all([
+        database.rows<UsageSeriesSqlRow>(statements.receipts),
+        database.rows<FailedAttemptsSqlRow>(statements.attempts),
+      ]);
+      return mergeUsageSeries(receipts, failures);
     },
     async listFunds(accountId, { limit, beforeId }) {
       return (await database.rows<FundsRow>(consoleStatements.funds(accountId, limit, beforeId ?? null))).map(fundsFromRow);
@@ -153,7 +177,11 @@ export function createPostgresConsole(database: PostgresDatabase): ConsoleMethod
       });
     },
 
-    async listAudit(accountId, limit, beforeId) {
+    async listAudit(accountId, limit, beforeId, filter) {
+      if (filter?.actor !== undefined || filter?.action !== undefined) {
+        const statement = consoleStatements.auditFiltered(accountId, limit, beforeId ?? null, filter.actor ?? null, filter.action ?? null);
+        return (await database.rows<AuditRow>(statement)).map(auditFromRow);
+      }
       const statement = beforeId === undefined ? statements.newestAudit(accountId, limit) : consoleStatements.auditBefore(accountId, beforeId, limit);
       return (await database.rows<AuditRow>(statement)).map(auditFromRow);
     },

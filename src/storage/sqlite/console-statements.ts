@@ -35,9 +35,23 @@ export function prepareConsoleStatements(db: Database) {
       'SELECT id, account_id, at, actor, action, detail FROM audit_log WHERE account_id = ? AND id < ? ORDER BY id DESC LIMIT ?',
     ),
 
+    auditFiltered: db.prepare<
+      [{ accountId: string; beforeId: number | null; actor: string | null; action: string | null; limit: number }],
+      SqliteAuditRow
+    >(
+      `SELECT id, account_id, at, actor, action, detail FROM audit_log
+       WHERE account_id = @accountId AND (@beforeId IS NULL OR id < @beforeId) AND (@actor IS NULL OR lower(actor) = lower(@actor))
+         AND (@action IS NULL OR action = @action OR substr(action, 1, length(@action) + 1) = @action || '.')
+       ORDER BY id DESC LIMIT @limit`,
+    ),
+
     keyOfAccount: db.prepare<[accountId: string, id: string], SqliteApiKeyRow>(`SELECT ${keyColumns} FROM api_keys WHERE account_id = ? AND id = ?`),
-    setKeyLimits: db.prepare<[{ id: string; dailyLimitNano: number | null; rateLimitPerMinute: number | null }], SqliteApiKeyRow>(
-      `UPDATE api_keys SET daily_limit_nano = @dailyLimitNano, rate_limit_per_minute = @rateLimitPerMinute WHERE id = @id RETURNING ${keyColumns}`,
+    setKeyLimits: db.prepare<
+      [{ id: string; name: string; models: string | null; dailyLimitNano: number | null; rateLimitPerMinute: number | null }],
+      SqliteApiKeyRow
+    >(
+      `UPDATE api_keys SET name = @name, models = @models, daily_limit_nano = @dailyLimitNano, rate_limit_per_minute = @rateLimitPerMinute
+       WHERE id = @id RETURNING ${keyColumns}`,
     ),
 
     // Bucket start from the ISO text itself: created_at is always UTC with a Z, so its first
@@ -129,7 +143,9 @@ export function receiptSearch(accountId: string, limit: number, filter: ReceiptF
   const nanos = (instant: string | undefined) => (instant === undefined ? undefined : instantNanos(instant));
   add('keyId', filter.keyId, 'key_id = @keyId');
   add('model', filter.model, '(requested_model = @model OR answering_model = @model)');
+  add('requestedModel', filter.requestedModel, 'requested_model = @requestedModel');
   add('status', filter.status, 'status = @status');
+  add('errorCode', filter.errorCode, 'error_code = @errorCode');
   add('endpoint', filter.endpoint, 'endpoint = @endpoint');
   add('from', nanos(filter.from), 'created_ns >= @from');
   add('to', nanos(filter.to), 'created_ns < @to');
@@ -139,3 +155,32 @@ export function receiptSearch(accountId: string, limit: number, filter: ReceiptF
 }
 
 export type ReceiptSearchStatement = Statement<[Record<string, SearchParameter>], SqliteReceiptRow>;
+
+const seriesNames = {
+  account: { receipt: "'account'", attempt: "'account'" },
+  key: { receipt: 'key_id', attempt: 'r.key_id' },
+  model: { receipt: 'coalesce(answering_model, requested_model, @unknown)', attempt: "json_extract(a.value, '$.model')" },
+} as const;
+
+/**
+ * The two statements of a usage series: the receipts' figures per (bucket, group), and the
+ * failed attempts per (bucket, group) read from each receipt's attempts JSON. Parameters:
+ * accountId, from, to (created_ns), length and suffix (the bucket), unknown, keyId when narrowed.
+ */
+export function usageSeriesSql(by: keyof typeof seriesNames, narrowed: boolean): { receipts: string; attempts: string } {
+  const key = narrowed ? ' AND key_id = @keyId' : '';
+  const range = `account_id = @accountId AND created_ns >= @from AND created_ns < @to${key}`;
+  return {
+    receipts: `SELECT substr(created_at, 1, @length) || @suffix AS start, ${seriesNames[by].receipt} AS name,
+                 count(*) AS requests, sum(status = 'failed') AS errors,
+                 coalesce(sum(json_extract(usage, '$.inputTokens')), 0) AS input_tokens,
+                 coalesce(sum(json_extract(usage, '$.outputTokens')), 0) AS output_tokens,
+                 sum(cost_nano) AS cost_nano
+               FROM receipts WHERE ${range} GROUP BY 1, 2`,
+    attempts: `SELECT substr(r.created_at, 1, @length) || @suffix AS start, ${seriesNames[by].attempt} AS name, count(*) AS failed
+               FROM receipts r, json_each(r.attempts) a
+               WHERE ${range.replace(/\b(account_id|created_ns|key_id)\b/g, 'r.$1')}
+                 AND json_extract(a.value, '$.outcome') = 'failed'
+               GROUP BY 1, 2`,
+  };
+}

@@ -1,5 +1,16 @@
 import type { Database } from 'better-sqlite3';
-import { aliasRuleDetail, checkedConsole, type ConsoleMethods, isBefore, keyLimitsDetail, UNKNOWN_MODEL, withKeyLimits } from '../console-storage.ts';
+import {
+  aliasRuleDetail,
+  checkedConsole,
+  type ConsoleMethods,
+  type FailedAttemptsSqlRow,
+  isBefore,
+  keyChangeAudit,
+  mergeUsageSeries,
+  UNKNOWN_MODEL,
+  type UsageSeriesSqlRow,
+  withKeyLimits,
+} from '../console-storage.ts';
 import type { AliasRule, ApiKeyRecord, AuditEntry, MemberRecord, MemberRole } from '../records.ts';
 import {
   fundsFromRow,
@@ -13,7 +24,14 @@ import {
 } from '../row-mapping.ts';
 import { instantNanos } from '../receipt-order.ts';
 import type { Store } from '../store.ts';
-import { prepareConsoleStatements, receiptSearch, type ConsoleStatements, type ReceiptSearchStatement } from './console-statements.ts';
+import {
+  prepareConsoleStatements,
+  receiptSearch,
+  usageSeriesSql,
+  type ConsoleStatements,
+  type ReceiptSearchStatement,
+} from './console-statements.ts';
+import type { Statement } from 'better-sqlite3';
 import { aliasRuleFromSqlite, aliasRuleToSqlite, apiKeyFromSqlite, auditFromSqlite, receiptFromSqlite } from './sqlite-rows.ts';
 
 const BUCKETS = { hour: { length: 13, suffix: ':00:00.000Z' }, day: { length: 10, suffix: 'T00:00:00.000Z' } } as const;
@@ -28,6 +46,16 @@ export function createSqliteConsole(db: Database, newestAudit: (accountId: strin
   let prepared: ConsoleStatements | undefined;
   const sql = () => (prepared ??= prepareConsoleStatements(db));
   const searches = new Map<string, ReceiptSearchStatement>();
+  const seriesStatements = new Map<string, { receipts: Statement; attempts: Statement }>();
+  const seriesOf = (by: 'account' | 'key' | 'model', narrowed: boolean) => {
+    const shape = `${by}:${narrowed}`;
+    let statements = seriesStatements.get(shape);
+    if (!statements) {
+      const text = usageSeriesSql(by, narrowed);
+      seriesStatements.set(shape, (statements = { receipts: db.prepare(text.receipts), attempts: db.prepare(text.attempts) }));
+    }
+    return statements;
+  };
   const audit = (accountId: string, at: string, actor: string, action: string, detail: Record<string, unknown>) =>
     sql().insertAudit.run(accountId, at, actor, action, JSON.stringify(detail));
 
@@ -35,11 +63,19 @@ export function createSqliteConsole(db: Database, newestAudit: (accountId: strin
     (accountId: string, keyId: string, changes: Parameters<Store['updateKeyLimits']>[2], actor: string, at: string): ApiKeyRecord | null => {
       const row = sql().keyOfAccount.get(accountId, keyId);
       if (!row) return null;
-      const wanted = withKeyLimits(apiKeyFromSqlite(row), changes);
+      const previous = apiKeyFromSqlite(row);
+      const wanted = withKeyLimits(previous, changes);
       const updated = apiKeyFromSqlite(
-        sql().setKeyLimits.get({ id: keyId, dailyLimitNano: wanted.dailyLimitNano, rateLimitPerMinute: wanted.rateLimitPerMinute })!,
+        sql().setKeyLimits.get({
+          id: keyId,
+          name: wanted.name,
+          models: wanted.models === null ? null : JSON.stringify(wanted.models),
+          dailyLimitNano: wanted.dailyLimitNano,
+          rateLimitPerMinute: wanted.rateLimitPerMinute,
+        })!,
       );
-      audit(accountId, at, actor, 'key.limits', keyLimitsDetail(updated));
+      const entry = keyChangeAudit(previous, updated);
+      audit(accountId, at, actor, entry.action, entry.detail);
       return updated;
     },
   );
@@ -112,6 +148,21 @@ export function createSqliteConsole(db: Database, newestAudit: (accountId: strin
         by === 'model' ? sql().usageByModel.all({ ...range, unknown: UNKNOWN_MODEL }) : sql()[by === 'key' ? 'usageByKey' : 'usageByDay'].all(range);
       return rows.map(usageFromRow);
     },
+    async usageSeries(accountId, { from, to, bucket, by, keyId }) {
+      const statements = seriesOf(by, keyId !== undefined);
+      const parameters = {
+        accountId,
+        from: instantNanos(from),
+        to: instantNanos(to),
+        ...BUCKETS[bucket],
+        unknown: UNKNOWN_MODEL,
+        ...(keyId === undefined ? {} : { keyId }),
+      };
+      return mergeUsageSeries(
+        statements.receipts.all(parameters) as UsageSeriesSqlRow[],
+        statements.attempts.all(parameters) as FailedAttemptsSqlRow[],
+      );
+    },
     async listFunds(accountId, { limit, beforeId }) {
       return sql()
         .funds.all({ accountId, beforeId: beforeId ?? null, limit })
@@ -160,7 +211,13 @@ export function createSqliteConsole(db: Database, newestAudit: (accountId: strin
       setAliasRule.immediate(accountId, rule);
     },
 
-    async listAudit(accountId, limit, beforeId) {
+    async listAudit(accountId, limit, beforeId, filter) {
+      if (filter?.actor !== undefined || filter?.action !== undefined) {
+        const { actor = null, action = null } = filter;
+        return sql()
+          .auditFiltered.all({ accountId, beforeId: beforeId ?? null, actor, action, limit })
+          .map(auditFromSqlite);
+      }
       return beforeId === undefined ? newestAudit(accountId, limit) : sql().auditBefore.all(accountId, beforeId, limit).map(auditFromSqlite);
     },
   });

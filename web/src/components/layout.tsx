@@ -1,10 +1,64 @@
 import type { ComponentChildren } from 'preact';
-import type { SessionInfo } from '../api.ts';
-import { shortAddress } from '../money.ts';
+import { useEffect, useState } from 'preact/hooks';
+import { api, type SessionInfo } from '../api.ts';
+import { shortAddress, usd } from '../money.ts';
 import { onLinkClick } from '../router.ts';
+
+interface ActiveAlert {
+  kind: 'balance_low' | 'budget_share';
+  threshold: string;
+  value: string;
+}
+
+/** The account's alerts, read again on every page change (and after a change on the Limits page). */
+function AlertsBanner({ path }: { path: string }) {
+  const [alerts, setAlerts] = useState<ActiveAlert[]>([]);
+  useEffect(() => {
+    let current = true;
+    const load = () =>
+      api<{ active: ActiveAlert[] }>('GET', '/alerts').then(
+        (answer) => current && setAlerts(answer.active),
+        () => undefined,
+      );
+    load();
+    addEventListener(ALERTS_CHANGED, load);
+    return () => {
+      current = false;
+      removeEventListener(ALERTS_CHANGED, load);
+    };
+  }, [path]);
+  if (!alerts.length) return null;
+  return (
+    <div class="banner alert-banner" role="status" aria-label="Alerts">
+      {alerts.map((alert) => (
+        <p key={alert.kind}>
+          {alert.kind === 'balance_low' ? (
+            <>
+              <strong>Low balance:</strong> {usd(alert.value)} available, below the alert at {usd(alert.threshold)}.{' '}
+              <a href="/console/balance" onClick={onLinkClick}>
+                Add funds
+              </a>
+            </>
+          ) : (
+            <>
+              <strong>Budget:</strong> this month's spend and holds, {usd(alert.value)}, passed the alert at {usd(alert.threshold)}.{' '}
+              <a href="/console/limits" onClick={onLinkClick}>
+                See limits
+              </a>
+            </>
+          )}
+        </p>
+      ))}
+    </div>
+  );
+}
+
+/** Dispatched on window by the Limits page when it saved alerts or a budget. */
+export const ALERTS_CHANGED = 'console:alerts-changed';
 
 const PAGES: Array<[string, string]> = [
   ['/console', 'Overview'],
+  ['/console/usage', 'Usage'],
   ['/console/keys', 'Keys'],
   ['/console/limits', 'Limits'],
   ['/console/rules', 'Rules'],
@@ -66,6 +120,7 @@ export function Layout(props: {
           </button>
         </div>
       )}
+      <AlertsBanner path={props.path} />
       <main id="main" tabIndex={-1}>
         {props.children}
       </main>

@@ -1,7 +1,8 @@
 import { useState } from 'preact/hooks';
 import { api } from '../api.ts';
-import { Empty, FormError, Load, useAction, useApi } from '../components/states.tsx';
-import { usd, when } from '../money.ts';
+import { Money } from '../components/money.tsx';
+import { Empty, FieldError, FormError, invalidProps, Load, useAction, useApi } from '../components/states.tsx';
+import { when } from '../money.ts';
 
 interface Balance {
   balance: string;
@@ -25,14 +26,16 @@ export function BalancePage() {
               <div class="card">
                 <h2>Balance</h2>
                 <p class="big" data-testid="balance">
-                  {usd(balance.balance)}
+                  <Money amount={balance.balance} />
                 </p>
               </div>
               <div class="card">
                 <h2>Available</h2>
-                <p class="big">{usd(balance.available)}</p>
+                <p class="big">
+                  <Money amount={balance.available} />
+                </p>
                 <p>
-                  {usd(balance.holds.total)} held by {balance.holds.count} requests in flight
+                  <Money amount={balance.holds.total} /> held by {balance.holds.count} requests in flight
                 </p>
               </div>
             </div>
@@ -53,19 +56,21 @@ export function BalancePage() {
                 <label>
                   Amount (USD)
                   <input
+                    {...invalidProps('amount-error', action.fieldError('amount'))}
                     required
                     inputMode="decimal"
                     value={amount}
                     onInput={(event) => setAmount((event.target as HTMLInputElement).value)}
                     placeholder="25.00"
                   />
+                  <FieldError id="amount-error" error={action.fieldError('amount')} />
                 </label>
                 <label>
                   Note
                   <input value={note} onInput={(event) => setNote((event.target as HTMLInputElement).value)} placeholder="invoice 7" />
                 </label>
               </div>
-              <FormError error={action.error} />
+              <FormError error={action.formError(['amount'])} />
               <button type="submit" disabled={action.busy}>
                 {action.busy ? 'Adding…' : 'Add funds'}
               </button>
@@ -75,7 +80,7 @@ export function BalancePage() {
               <Empty>No funds added yet.</Empty>
             ) : (
               <div class="table-wrap">
-                <table>
+                <table class="stack">
                   <caption>Funds added, newest first (charges are the receipts)</caption>
                   <thead>
                     <tr>
@@ -89,9 +94,11 @@ export function BalancePage() {
                   <tbody>
                     {balance.funds.map((entry) => (
                       <tr key={entry.id}>
-                        <td>{when(entry.at)}</td>
-                        <td class="num">{usd(entry.amount)}</td>
-                        <td>{entry.note ?? ''}</td>
+                        <td data-label="When">{when(entry.at)}</td>
+                        <td data-label="Amount" class="num">
+                          <Money amount={entry.amount} />
+                        </td>
+                        <td data-label="Note">{entry.note ?? ''}</td>
                       </tr>
                     ))}
                   </tbody>

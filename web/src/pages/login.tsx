@@ -1,6 +1,7 @@
 import { useEffect, useState } from 'preact/hooks';
 import type { SessionInfo } from '../api.ts';
-import { signInWith, walletStore, type Wallet } from '../wallets.ts';
+import { api } from '../api.ts';
+import { chainName, signInWith, switchChain, walletStore, WrongChainError, type Wallet } from '../wallets.ts';
 
 /** /login: every EIP-6963 wallet of the browser, and sign-in with the one picked. */
 export function LoginPage({ onSignedIn, notice }: { onSignedIn: (session: SessionInfo) => void; notice: string | null }) {
@@ -8,6 +9,7 @@ export function LoginPage({ onSignedIn, notice }: { onSignedIn: (session: Sessio
   const [looked, setLooked] = useState(false);
   const [busy, setBusy] = useState<string | null>(null);
   const [error, setError] = useState<string | null>(null);
+  const [wrongChain, setWrongChain] = useState<{ wallet: Wallet; accepted: number[] } | null>(null);
 
   useEffect(() => {
     const unsubscribe = walletStore.subscribe((found) => setWallets([...found]), { emitImmediately: true });
@@ -22,10 +24,15 @@ export function LoginPage({ onSignedIn, notice }: { onSignedIn: (session: Sessio
   const pick = async (wallet: Wallet) => {
     setBusy(wallet.info.uuid);
     setError(null);
+    setWrongChain(null);
     try {
       onSignedIn(await signInWith(wallet));
     } catch (caught) {
       setError((caught as Error).message);
+      if (caught instanceof WrongChainError) {
+        const options = await api<{ chain_ids: number[] }>('GET', '/sign-in/options').catch(() => ({ chain_ids: [] }));
+        if (options.chain_ids.length) setWrongChain({ wallet, accepted: options.chain_ids });
+      }
     } finally {
       setBusy(null);
     }
@@ -44,9 +51,31 @@ export function LoginPage({ onSignedIn, notice }: { onSignedIn: (session: Sessio
         </p>
       )}
       {error && (
-        <p class="form-error" role="alert">
-          {error}
-        </p>
+        <div class="form-error" role="alert">
+          <p>{error}</p>
+          {wrongChain && (
+            <p class="row">
+              {wrongChain.accepted.map((chainId) => (
+                <button
+                  key={chainId}
+                  type="button"
+                  disabled={busy !== null}
+                  onClick={async () => {
+                    try {
+                      await switchChain(wrongChain.wallet, chainId);
+                    } catch (caught) {
+                      setError((caught as Error).message);
+                      return;
+                    }
+                    await pick(wrongChain.wallet);
+                  }}
+                >
+                  Switch to {chainName(chainId)} and sign in
+                </button>
+              ))}
+            </p>
+          )}
+        </div>
       )}
       {wallets.length > 0 ? (
         <ul class="wallets" aria-label="Wallets found in this browser">

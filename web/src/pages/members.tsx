@@ -1,7 +1,7 @@
 import { useState } from 'preact/hooks';
 import { api, type SessionInfo } from '../api.ts';
 import { ConfirmButton } from '../components/confirm-button.tsx';
-import { FormError, Load, useAction, useApi } from '../components/states.tsx';
+import { FieldError, FormError, invalidProps, Load, useAction, useApi } from '../components/states.tsx';
 import { when } from '../money.ts';
 
 interface Member {
@@ -56,9 +56,11 @@ export function MembersPage({ session }: { session: SessionInfo }) {
               onInput={(event) => setAddress((event.target as HTMLInputElement).value)}
               placeholder="0x…"
               pattern="^0x[0-9a-fA-F]{40}$"
+              {...invalidProps('member-address-error', action.fieldError('address'))}
             />
+            <FieldError id="member-address-error" error={action.fieldError('address')} />
           </label>
-          <FormError error={action.error} />
+          <FormError error={action.formError(['address'])} />
           <button type="submit" disabled={action.busy}>
             Add member
           </button>
@@ -69,7 +71,7 @@ export function MembersPage({ session }: { session: SessionInfo }) {
       <Load loaded={loaded} what="members">
         {({ data }) => (
           <div class="table-wrap">
-            <table>
+            <table class="stack">
               <caption>Owner and members</caption>
               <thead>
                 <tr>
@@ -84,14 +86,14 @@ export function MembersPage({ session }: { session: SessionInfo }) {
               <tbody>
                 {data.map((member) => (
                   <tr key={member.address}>
-                    <td>
-                      <code>{member.address}</code>
+                    <td data-label="Address">
+                      <code class="address">{member.address}</code>
                     </td>
-                    <td>{member.role}</td>
-                    <td>
-                      {when(member.added_at)} by <code>{member.added_by}</code>
+                    <td data-label="Role">{member.role}</td>
+                    <td data-label="Added">
+                      {when(member.added_at)} by <code class="address">{member.added_by}</code>
                     </td>
-                    <td>{owner && member.role !== 'owner' && <RemoveButton member={member} onRemoved={loaded.reload} />}</td>
+                    <td data-label="Actions">{owner && member.role !== 'owner' && <RemoveButton member={member} onRemoved={loaded.reload} />}</td>
                   </tr>
                 ))}
               </tbody>

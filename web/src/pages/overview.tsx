@@ -1,10 +1,20 @@
 import { useState } from 'preact/hooks';
+import { Money } from '../components/money.tsx';
 import { Empty, Load, useApi } from '../components/states.tsx';
-import { SpendChart, type Bucket } from '../components/spend-chart.tsx';
-import { usd } from '../money.ts';
+import { UsageChart } from '../components/usage-chart.tsx';
+import { nanoOf, usdAxis } from '../money.ts';
+import { onLinkClick } from '../router.ts';
+
+interface Bucket {
+  start: string;
+  cost: string;
+  requests: number;
+  errors: number;
+}
 
 interface UsageRow {
   name: string;
+  key_id?: string;
   requests: number;
   errors: number;
   input_tokens: number;
@@ -23,11 +33,13 @@ interface Overview {
   by_key: UsageRow[];
 }
 
-function UsageTable({ rows, caption, name }: { rows: UsageRow[]; caption: string; name: string }) {
+const count = (value: number) => value.toLocaleString('en-US');
+
+function UsageTable({ rows, caption, name, link }: { rows: UsageRow[]; caption: string; name: string; link: (row: UsageRow) => string }) {
   if (!rows.length) return <Empty>No requests in this range.</Empty>;
   return (
     <div class="table-wrap">
-      <table>
+      <table class="stack">
         <caption>{caption}</caption>
         <thead>
           <tr>
@@ -49,15 +61,23 @@ function UsageTable({ rows, caption, name }: { rows: UsageRow[]; caption: string
         <tbody>
           {rows.map((row) => (
             <tr key={row.name}>
-              <td>
-                <code>{row.name}</code>
+              <td data-label={name}>
+                <a href={link(row)} onClick={onLinkClick} title={`Usage over time of ${row.name}`}>
+                  <code>{row.name}</code>
+                </a>
               </td>
-              <td class="num">{row.requests}</td>
-              <td class="num">{row.errors}</td>
-              <td class="num">
-                {row.input_tokens} / {row.output_tokens}
+              <td data-label="Requests" class="num">
+                {count(row.requests)}
               </td>
-              <td class="num">{usd(row.cost)}</td>
+              <td data-label="Errors" class="num">
+                {count(row.errors)}
+              </td>
+              <td data-label="Tokens in / out" class="num">
+                {count(row.input_tokens)} / {count(row.output_tokens)}
+              </td>
+              <td data-label="Cost" class="num">
+                <Money amount={row.cost} />
+              </td>
             </tr>
           ))}
         </tbody>
@@ -79,22 +99,32 @@ export function OverviewPage() {
               <div class="card">
                 <h2>Balance</h2>
                 <p class="big" data-testid="balance">
-                  {usd(overview.balance)}
+                  <Money amount={overview.balance} />
                 </p>
-                <p>Available {usd(overview.available)}</p>
+                <p>
+                  Available <Money amount={overview.available} />
+                </p>
               </div>
               <div class="card">
                 <h2>Holds</h2>
-                <p class="big">{usd(overview.holds.total)}</p>
+                <p class="big">
+                  <Money amount={overview.holds.total} />
+                </p>
                 <p>{overview.holds.count} requests in flight</p>
               </div>
               <div class="card">
-                <h2>This month ({overview.month.period})</h2>
-                <p class="big">{usd(overview.month.spend)}</p>
+                <h2>This month ({overview.month.period}, UTC)</h2>
+                <p class="big">
+                  <Money amount={overview.month.spend} />
+                </p>
                 <p>
-                  {overview.month.budget === null
-                    ? 'No monthly budget'
-                    : `of ${usd(overview.month.budget)} budget, ${usd(overview.month.remaining)} left`}
+                  {overview.month.budget === null ? (
+                    'No monthly budget'
+                  ) : (
+                    <>
+                      of <Money amount={overview.month.budget} /> budget, <Money amount={overview.month.remaining} /> left
+                    </>
+                  )}
                 </p>
               </div>
             </div>
@@ -111,12 +141,35 @@ export function OverviewPage() {
               </label>
             </div>
             {overview.series.length ? (
-              <SpendChart series={overview.series} from={overview.range.from} to={overview.range.to} label={`Spend per ${overview.range.bucket}`} />
+              <UsageChart
+                points={overview.series.map((bucket) => ({ start: bucket.start, group: 'account', value: nanoOf(bucket.cost) }))}
+                groups={[{ id: 'account', label: 'Spend' }]}
+                from={overview.range.from}
+                to={overview.range.to}
+                bucket={overview.range.bucket}
+                format={usdAxis}
+                label={`Spend per ${overview.range.bucket} (UTC)`}
+              />
             ) : (
               <Empty>No spend in this range yet.</Empty>
             )}
-            <UsageTable rows={overview.by_model} caption="Requests and errors per model" name="Model" />
-            <UsageTable rows={overview.by_key} caption="Requests and errors per key" name="Key" />
+            <p>
+              <a href={`/console/usage?range=${range}`} onClick={onLinkClick}>
+                Usage over time: spend, requests, errors and tokens per key and per model
+              </a>
+            </p>
+            <UsageTable
+              rows={overview.by_model}
+              caption="Requests and errors per model"
+              name="Model"
+              link={(row) => `/console/usage?range=${range}&model=${encodeURIComponent(row.name)}`}
+            />
+            <UsageTable
+              rows={overview.by_key}
+              caption="Requests and errors per key"
+              name="Key"
+              link={(row) => `/console/usage?range=${range}&key=${encodeURIComponent(row.key_id ?? row.name)}&by=model`}
+            />
           </>
         )}
       </Load>

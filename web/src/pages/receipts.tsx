@@ -1,7 +1,8 @@
 import { useEffect, useState } from 'preact/hooks';
 import { api } from '../api.ts';
+import { Money } from '../components/money.tsx';
 import { Empty, ErrorState, Load, Loading, useApi } from '../components/states.tsx';
-import { usd, when } from '../money.ts';
+import { usdExact, utcInput, utcInputValue, when } from '../money.ts';
 import { navigate, onLinkClick } from '../router.ts';
 
 interface Attempt {
@@ -40,7 +41,19 @@ interface Page {
   next_cursor: string | null;
 }
 
-const FILTERS = ['key', 'model', 'status', 'endpoint', 'from', 'to'] as const;
+const FILTERS = ['key', 'model', 'alias', 'status', 'error_code', 'endpoint', 'from', 'to'] as const;
+
+interface Choices {
+  keys: Array<{ id: string; name: string; prefix: string }>;
+  aliases: string[];
+}
+
+/** The keys (by name and prefix) and aliases the filters offer. */
+function useChoices(): Choices {
+  const keys = useApi<{ data: Choices['keys'] }>('/keys');
+  const rules = useApi<{ aliases: Array<{ alias: string }> }>('/rules');
+  return { keys: keys.data?.data ?? [], aliases: rules.data?.aliases.map((alias) => alias.alias) ?? [] };
+}
 
 export function ReceiptsPage({ path }: { path: string }) {
   const query = new URLSearchParams(path.split('?')[1] ?? '');
@@ -50,6 +63,7 @@ export function ReceiptsPage({ path }: { path: string }) {
   const [loadingMore, setLoadingMore] = useState(false);
   const filters = Object.fromEntries(FILTERS.map((name) => [name, query.get(name) ?? '']));
   const search = new URLSearchParams(Object.entries(filters).filter(([, value]) => value)).toString();
+  const choices = useChoices();
 
   const load = async (after: string | null) => {
     const parameters = new URLSearchParams(search);
@@ -74,7 +88,7 @@ export function ReceiptsPage({ path }: { path: string }) {
     for (const name of FILTERS) {
       const value = String(form.get(name) ?? '').trim();
       if (!value) continue;
-      next.set(name, name === 'from' || name === 'to' ? new Date(value).toISOString() : value);
+      next.set(name, name === 'from' || name === 'to' ? utcInput(value) : value);
     }
     navigate(`/console/receipts${next.size ? `?${next}` : ''}`);
   };
@@ -82,14 +96,35 @@ export function ReceiptsPage({ path }: { path: string }) {
   return (
     <section aria-labelledby="receipts-title">
       <h1 id="receipts-title">Receipts</h1>
-      <form class="panel filters" onSubmit={apply} aria-label="Filter receipts">
+      <form class="panel filters" onSubmit={apply} aria-label="Filter receipts" key={search}>
         <label>
-          Key id
-          <input name="key" defaultValue={filters.key} placeholder="key_…" />
+          Key
+          <select name="key" defaultValue={filters.key}>
+            <option value="">any</option>
+            {filters.key && !choices.keys.some((key) => key.prefix === filters.key || key.id === filters.key) && (
+              <option value={filters.key}>{filters.key}</option>
+            )}
+            {choices.keys.map((key) => (
+              <option key={key.id} value={key.prefix} selected={filters.key === key.prefix || filters.key === key.id}>
+                {key.name} ({key.prefix})
+              </option>
+            ))}
+          </select>
         </label>
         <label>
           Model
-          <input name="model" defaultValue={filters.model} placeholder="svc/fast or a model id" />
+          <input name="model" defaultValue={filters.model} placeholder="asked for or answering" />
+        </label>
+        <label>
+          Alias asked for
+          <select name="alias" defaultValue={filters.alias}>
+            <option value="">any</option>
+            {choices.aliases.map((alias) => (
+              <option key={alias} value={alias} selected={filters.alias === alias}>
+                {alias}
+              </option>
+            ))}
+          </select>
         </label>
         <label>
           Status
@@ -99,6 +134,10 @@ export function ReceiptsPage({ path }: { path: string }) {
             <option value="failed">failed</option>
             <option value="cancelled">cancelled</option>
           </select>
+        </label>
+        <label>
+          Error code
+          <input name="error_code" defaultValue={filters.error_code} placeholder="provider_timeout" />
         </label>
         <label>
           Endpoint
@@ -112,15 +151,31 @@ export function ReceiptsPage({ path }: { path: string }) {
           </select>
         </label>
         <label>
-          From
-          <input name="from" type="datetime-local" defaultValue={filters.from ? filters.from.slice(0, 16) : ''} />
+          From (UTC)
+          <input name="from" type="datetime-local" defaultValue={utcInputValue(filters.from)} />
         </label>
         <label>
-          To
-          <input name="to" type="datetime-local" defaultValue={filters.to ? filters.to.slice(0, 16) : ''} />
+          To (UTC)
+          <input name="to" type="datetime-local" defaultValue={utcInputValue(filters.to)} />
         </label>
         <button type="submit">Filter</button>
       </form>
+      <p class="exports">
+        Export every receipt that matches:{' '}
+        <a
+          href={`/console/api/receipts/export?${new URLSearchParams({ ...Object.fromEntries(new URLSearchParams(search)), format: 'csv' })}`}
+          download
+        >
+          CSV
+        </a>{' '}
+        ·{' '}
+        <a
+          href={`/console/api/receipts/export?${new URLSearchParams({ ...Object.fromEntries(new URLSearchParams(search)), format: 'json' })}`}
+          download
+        >
+          JSON
+        </a>
+      </p>
       {error ? (
         <ErrorState error={error} />
       ) : rows === null ? (
@@ -130,16 +185,19 @@ export function ReceiptsPage({ path }: { path: string }) {
       ) : (
         <>
           <div class="table-wrap">
-            <table>
-              <caption>Receipts, newest first</caption>
+            <table class="stack">
+              <caption>Receipts, newest first (times in UTC)</caption>
               <thead>
                 <tr>
                   <th scope="col">When</th>
                   <th scope="col">Receipt</th>
-                  <th scope="col">Endpoint</th>
                   <th scope="col">Model</th>
                   <th scope="col">Key</th>
                   <th scope="col">Status</th>
+                  <th scope="col">Error</th>
+                  <th scope="col" class="num">
+                    Latency
+                  </th>
                   <th scope="col" class="num">
                     Cost
                   </th>
@@ -148,24 +206,30 @@ export function ReceiptsPage({ path }: { path: string }) {
               <tbody>
                 {rows.map((receipt) => (
                   <tr key={receipt.id}>
-                    <td>{when(receipt.created_at)}</td>
-                    <td>
+                    <td data-label="When">{when(receipt.created_at)}</td>
+                    <td data-label="Receipt">
                       <a href={`/console/receipts/${receipt.id}`} onClick={onLinkClick}>
                         {receipt.id}
                       </a>
+                      <span class="hint"> {receipt.endpoint}</span>
                     </td>
-                    <td>{receipt.endpoint}</td>
-                    <td>
+                    <td data-label="Model">
                       {receipt.requested_model}
                       {receipt.model && receipt.model !== receipt.requested_model ? ` → ${receipt.model}` : ''}
                     </td>
-                    <td>
+                    <td data-label="Key">
                       <code>{receipt.key.prefix}</code>
                     </td>
-                    <td>
+                    <td data-label="Status">
                       <span class={`status ${receipt.status}`}>{receipt.status}</span>
                     </td>
-                    <td class="num">{usd(receipt.cost)}</td>
+                    <td data-label="Error">{receipt.error_code ? <code>{receipt.error_code}</code> : '—'}</td>
+                    <td data-label="Latency" class="num">
+                      {Math.round(receipt.latency_ms).toLocaleString('en-US')} ms
+                    </td>
+                    <td data-label="Cost" class="num">
+                      <Money amount={receipt.cost} />
+                    </td>
                   </tr>
                 ))}
               </tbody>
@@ -233,7 +297,7 @@ export function ReceiptDetailPage({ id }: { id: string }) {
               </dd>
               <dt>Cost</dt>
               <dd data-testid="receipt-cost">
-                {usd(receipt.cost)} <span class="hint">held {usd(receipt.hold)}</span>
+                <Money amount={receipt.cost} exact /> <span class="hint">held {usdExact(receipt.hold)}</span>
               </dd>
               <dt>Latency</dt>
               <dd>
@@ -265,8 +329,8 @@ export function ReceiptDetailPage({ id }: { id: string }) {
                   <>
                     <dt>Prices per 1M</dt>
                     <dd>
-                      input {usd(receipt.prices_per_million_tokens.input)}, cached {usd(receipt.prices_per_million_tokens.cached_input)}, output{' '}
-                      {usd(receipt.prices_per_million_tokens.output)}
+                      input {usdExact(receipt.prices_per_million_tokens.input)}, cached {usdExact(receipt.prices_per_million_tokens.cached_input)},
+                      output {usdExact(receipt.prices_per_million_tokens.output)}
                     </dd>
                   </>
                 )}
@@ -279,7 +343,7 @@ export function ReceiptDetailPage({ id }: { id: string }) {
               <Empty>No provider was called.</Empty>
             ) : (
               <div class="table-wrap">
-                <table>
+                <table class="stack">
                   <caption>Attempts in order</caption>
                   <thead>
                     <tr>
@@ -295,16 +359,18 @@ export function ReceiptDetailPage({ id }: { id: string }) {
                   <tbody>
                     {receipt.attempts.map((attempt, index) => (
                       <tr key={index}>
-                        {receipt.attempts.some((entry) => entry.step !== undefined) && <td>{attempt.step ?? ''}</td>}
-                        <td>
+                        {receipt.attempts.some((entry) => entry.step !== undefined) && <td data-label="Step">{attempt.step ?? ''}</td>}
+                        <td data-label="Model">
                           <code>{attempt.model}</code>
                         </td>
-                        <td>
+                        <td data-label="Outcome">
                           {attempt.outcome}
                           {attempt.error_code ? ` (${attempt.error_code})` : ''}
                         </td>
-                        <td>{attempt.detail ?? ''}</td>
-                        <td class="num">{attempt.latency_ms} ms</td>
+                        <td data-label="Detail">{attempt.detail ?? ''}</td>
+                        <td data-label="Latency" class="num">
+                          {attempt.latency_ms} ms
+                        </td>
                       </tr>
                     ))}
                   </tbody>

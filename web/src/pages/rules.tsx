@@ -1,7 +1,7 @@
 import { useState } from 'preact/hooks';
 import { api } from '../api.ts';
 import { FormError, Load, useAction, useApi } from '../components/states.tsx';
-import { usd } from '../money.ts';
+import { usdExact, when } from '../money.ts';
 
 interface ModelView {
   id: string;
@@ -12,9 +12,16 @@ interface ModelView {
   capabilities: { tools: boolean; vision: boolean; reasoning: boolean };
 }
 
+interface Health {
+  state: 'up' | 'cooling' | 'probing';
+  until: string | null;
+  reason: string | null;
+}
+
 interface AliasView {
   alias: string;
   candidates: string[];
+  health: Record<string, Health>;
   reasoning: 'low' | 'medium' | 'xhigh';
   source: 'console' | 'config';
 }
@@ -30,6 +37,20 @@ function capabilities(model: ModelView | undefined): string {
     .filter(([, on]) => on)
     .map(([name]) => name);
   return list.length ? list.join(', ') : 'text only';
+}
+
+/** Whether routing is skipping a candidate now, why and until when (UTC). */
+function HealthNote({ health }: { health: Health | undefined }) {
+  if (!health) return <span class="health">not saved yet</span>;
+  if (health.state === 'up') return <span class="health up">in use</span>;
+  if (health.state === 'cooling')
+    return (
+      <span class="health cooling">
+        skipped: cooling down until {when(health.until)}
+        {health.reason ? ` (${health.reason})` : ''}
+      </span>
+    );
+  return <span class="health probing">being probed: one request tests it{health.until ? ` (cool-down ended ${when(health.until)})` : ''}</span>;
 }
 
 function AliasEditor({ alias, models, onSaved }: { alias: AliasView; models: ModelView[]; onSaved: () => void }) {
@@ -67,9 +88,10 @@ function AliasEditor({ alias, models, onSaved }: { alias: AliasView; models: Mod
             <li key={id}>
               <span class="model">
                 <code>{id}</code>
+                <HealthNote health={alias.health[id]} />
                 <span class="hint">
                   {model &&
-                    `${usd(model.prices_per_million_tokens.input)} in / ${usd(model.prices_per_million_tokens.output)} out per 1M · ${capabilities(model)}`}
+                    `${usdExact(model.prices_per_million_tokens.input)} in / ${usdExact(model.prices_per_million_tokens.output)} out per 1M · ${capabilities(model)}`}
                 </span>
               </span>
               <span class="actions">
@@ -153,7 +175,7 @@ export function RulesPage() {
               />
             ))}
             <div class="table-wrap">
-              <table>
+              <table class="stack">
                 <caption>Models</caption>
                 <thead>
                   <tr>
@@ -176,14 +198,22 @@ export function RulesPage() {
                 <tbody>
                   {rules.models.map((model) => (
                     <tr key={model.id}>
-                      <td>
+                      <td data-label="Model">
                         <code>{model.id}</code>
                       </td>
-                      <td class="num">{usd(model.prices_per_million_tokens.input)}</td>
-                      <td class="num">{usd(model.prices_per_million_tokens.cached_input)}</td>
-                      <td class="num">{usd(model.prices_per_million_tokens.output)}</td>
-                      <td class="num">{model.context_window}</td>
-                      <td>{capabilities(model)}</td>
+                      <td data-label="Input / 1M" class="num">
+                        {usdExact(model.prices_per_million_tokens.input)}
+                      </td>
+                      <td data-label="Cached / 1M" class="num">
+                        {usdExact(model.prices_per_million_tokens.cached_input)}
+                      </td>
+                      <td data-label="Output / 1M" class="num">
+                        {usdExact(model.prices_per_million_tokens.output)}
+                      </td>
+                      <td data-label="Context" class="num">
+                        {model.context_window.toLocaleString('en-US')}
+                      </td>
+                      <td data-label="Capabilities">{capabilities(model)}</td>
                     </tr>
                   ))}
                 </tbody>
