@@ -23,6 +23,7 @@ import { DEFAULT_ACCOUNT_ID } from './storage/store.ts';
 import { closeGateway, trackConnections } from './close-gateway.ts';
 import { Readiness } from './http/readiness.ts';
 import { openSharedState } from './open-shared-state.ts';
+import { throttled } from './lib/throttled.ts';
 import { GatewayMetrics } from './metrics/gateway-metrics.ts';
 import { startMetricsServer } from './metrics/metrics-routes.ts';
 import { observeReceipts } from './metrics/observe-receipts.ts';
@@ -52,7 +53,12 @@ export async function createGateway(
 ): Promise<RunningGateway> {
   const logger = options.logger ?? (pino({ level: process.env.LOG_LEVEL ?? 'info' }, ...logDestination()) as unknown as FastifyBaseLogger);
   // DATABASE_URL and REDIS_URL make the ledger, keys and rate limits shared by every process.
-  const shared = await openSharedState(config);
+  // Every error of a dependency is a log line of its own (never ioredis's plain-text default).
+  const redisError = throttled((error: unknown, skipped: number) => logger.error({ err: error, dependency: 'redis', skipped }, 'redis unreachable'));
+  const shared = await openSharedState(config, process.env, {
+    onRedisError: redisError,
+    onRedisReady: () => logger.info({ dependency: 'redis' }, 'redis reachable again'),
+  });
   const { store, redis } = shared;
   const providers = new ProviderRegistry(config);
   const holdKeeper = new HoldKeeper(store, newHoldOwner(), config.limits.hold_ttl_seconds * 1000, (error) =>
@@ -67,7 +73,11 @@ export async function createGateway(
     coolDownMs: config.health.cool_down_seconds * 1000,
     maxCoolDownMs: config.health.max_cool_down_seconds * 1000,
     // With Redis, a model one process saw fail is skipped by all of them.
-    board: redis ? redisCoolDownBoard(redis, { onError: (error) => logger.warn({ err: error }, 'model cool-downs could not be shared') }) : undefined,
+    board: redis
+      ? redisCoolDownBoard(redis, {
+          onError: throttled((error: unknown, skipped: number) => logger.warn({ err: error, skipped }, 'model cool-downs could not be shared')),
+        })
+      : undefined,
   });
   const catalogIds = () => [...catalog.models.keys(), ...catalog.aliases.keys()];
   const metrics: GatewayMetrics = new GatewayMetrics({

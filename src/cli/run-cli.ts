@@ -1,4 +1,4 @@
-import { openSharedState, type SharedState } from '../open-shared-state.ts';
+import { DependencyUnreachable, openSharedState, type SharedState } from '../open-shared-state.ts';
 import { parseArgs } from 'node:util';
 import { loadConfig } from '../config/load-config.ts';
 import { describeStore, storeBackend } from '../storage/open-store.ts';
@@ -177,6 +177,7 @@ async function dispatch(argv: string[], output: CliOutput): Promise<void> {
     // With REDIS_URL, key changes made here are announced to every running gateway at once.
     shared = await openSharedState(config);
   } catch (error) {
+    if (error instanceof DependencyUnreachable) throw new CliError(error.message);
     throw new CliError(`cannot open database ${describeStore(storeBackend(config))}: ${(error as Error).message}`);
   }
   try {
