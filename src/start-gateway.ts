@@ -1,3 +1,4 @@
+import type { AddressInfo } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { ConfigError, loadConfigDetails, parsePort } from './config/load-config.ts';
 import { pidFilePath, removePidFile, writePidFile, writeReloadOutcome } from './pid-file.ts';
@@ -32,7 +33,7 @@ export async function startGateway(options: StartOptions = {}): Promise<{ close(
     `console at ${gateway.deps.console.origin}/console (sign in with a wallet)`,
   );
   // `gateway reload` finds the process by this file; it goes when the process exits.
-  const pidFile = pidFilePath(config, new URL(gateway.url).port);
+  const pidFile = pidFilePath(config, (gateway.app.server.address() as AddressInfo).port);
   writePidFile(pidFile, logger);
   process.once('exit', () => removePidFile(pidFile));
 
