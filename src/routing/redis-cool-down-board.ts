@@ -92,6 +92,8 @@ export function redisCoolDownBoard(redis: Redis, options: { onError?: (error: un
   subscriber.on('error', onError);
   // Each (re)subscription reads the hash: what was announced while this process was not listening.
   subscriber.on('ready', () => void subscriber.subscribe(channel).then(readAll).catch(onError));
+  // At once too, on the caller's connection: cool-downs already on the board count from the first request.
+  readAll().catch(onError);
   subscriber.on('message', (_channel: string, text: string) => {
     let announcement: Announcement;
     try {
