@@ -96,12 +96,15 @@ describe('SIGHUP and `gateway reload`: the config is swapped at once, requests i
         / {2}- id: up\/alpha\n(?: {4}.*\n)+/,
         '  - id: up/gamma\n    provider: up\n    upstream: gamma\n    price: { input: "1.00", output: "2.00" }\n',
       )
-      .replace('server: {', 'limits: { default_rate_limit_per_minute: 3 }\nserver: {');
+      .replace('server: {', 'limits: { default_rate_limit_per_minute: 3 }\nserver: {')
+      // Read only at start: kept, and said so.
+      .replace('port: 0 }', 'port: 0, drain_ms: 1234 }');
     assert.notEqual(v2, v1);
     await writeFile(configPath, v2);
     const reloaded = await cli(['reload', '--config', configPath, '--port', port()]);
     assert.equal(reloaded.code, 0, reloaded.stderr);
     assert.match(reloaded.stdout, new RegExp(`Gateway pid ${gateway.child.pid} on port ${port()} reloaded its config`));
+    assert.match(reloaded.stdout, /Changed but kept until a restart: server\./);
     await waitForLog(gateway, /"msg":"config reloaded"/);
 
     open();
