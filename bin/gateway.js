@@ -1,11 +1,11 @@
 #!/usr/bin/env node
-// The `gateway` command: runs the compiled build in dist/server, which `npm ci` (prepare) and
-// `npm start` make with `npm run build`. No TypeScript is compiled or loaded at run time.
+// The `gateway` command (and `npm start`): runs the compiled build in dist/server, which `npm ci`
+// (prepare) and `npm run build` make. Nothing is built or compiled at start.
 import { existsSync } from 'node:fs';
 
 const main = new URL('../dist/server/main.js', import.meta.url);
 if (!existsSync(main)) {
-  console.error('gateway: no compiled build in dist/server; run `npm run build` (npm ci does it)');
+  console.error(`gateway: no compiled build at ${main.pathname}; run \`npm run build\` (npm ci does it)`);
   process.exit(1);
 }
 // V8's young generation stays at its first size while the gateway starts (src/lib/serving-heap.ts).

@@ -1,10 +1,8 @@
-import Fastify, { LogController, type FastifyInstance, type FastifyReply } from 'fastify';
-import { GatewayError } from './errors/gateway-error.ts';
-import { renderOpenAIError } from './errors/render-error.ts';
+import Fastify, { LogController, type FastifyInstance } from 'fastify';
 import { newRequestIds } from './lib/ids.ts';
 import type { GatewayDeps } from './http/gateway-deps.ts';
 import { closeConnectionsWhenClosing } from './http/chat/client-departure.ts';
-import { answerClientError, installErrorHandling } from './http/error-handling.ts';
+import { answerClientError, answerUnreadableUrl, installErrorHandling } from './http/error-handling.ts';
 import { registerHealthRoutes } from './http/health-routes.ts';
 import { registerMetricsRoute } from './metrics/metrics-routes.ts';
 import { responseLogLine } from './metrics/request-log.ts';
@@ -26,15 +24,7 @@ export function buildApp(deps: GatewayDeps): FastifyInstance {
     // On close, idle keep-alive connections go at once; requests in flight may finish (see gateway.ts).
     forceCloseConnections: 'idle',
     // A URL the router cannot read (a bad escape, an overlong segment) still gets the envelope and a request id.
-    frameworkErrors: (error, _request, reply) => {
-      const { requestId } = newRequestIds();
-      const message =
-        error.code === 'FST_ERR_MAX_PARAM_LENGTH' ? 'A path segment of this URL is too long.' : 'The URL is not valid (check its percent-escapes).';
-      (reply as FastifyReply)
-        .header('x-svc-request-id', requestId)
-        .code(400)
-        .send(renderOpenAIError(new GatewayError('invalid_request', message), requestId));
-    },
+    frameworkErrors: answerUnreadableUrl,
     // Bytes that are not an HTTP request never reach a route: the envelope all the same.
     clientErrorHandler: answerClientError,
   });

@@ -20,7 +20,8 @@ export interface GatewayParts {
   holdKeeper: HoldKeeper;
   store: Store;
   rateLimiter: RateLimiter;
-  providers: ProviderRegistry;
+  /** The provider connections of the config running now. */
+  providers: Pick<ProviderRegistry, 'close'>;
   /** The store and Redis (open-shared-state.ts). */
   closers: Closer[];
 }

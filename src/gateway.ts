@@ -24,6 +24,7 @@ import { closeGateway, trackConnections } from './close-gateway.ts';
 import { Readiness } from './http/readiness.ts';
 import { openSharedState } from './open-shared-state.ts';
 import { currentAlerts } from './limits/account-alerts.ts';
+import { throttled } from './lib/throttled.ts';
 import { GatewayMetrics } from './metrics/gateway-metrics.ts';
 import { startMetricsServer } from './metrics/metrics-routes.ts';
 import { observeReceipts } from './metrics/observe-receipts.ts';
@@ -37,7 +38,27 @@ export interface RunningGateway {
   url: string;
   /** Where /metrics is served when config metrics.port gives it a port of its own. */
   metricsUrl?: string;
+  /**
+   * Swap in `next`'s providers, models, aliases, model rules, routing, limits and logging at once:
+   * requests in flight finish on the config they began with, new ones use the new one. Settings
+   * only a restart changes (server, database, metrics, console, health, limits.hold_ttl_seconds)
+   * stay as they are; their names are returned. Rejects, keeping the running config, when the new
+   * one cannot be put together (the console's rules cannot be read for it).
+   */
+  reload(next: GatewayConfig): Promise<{ keptUntilRestart: string[] }>;
   close(): Promise<void>;
+}
+
+/** Config sections (or keys) a reload leaves as they are: each is read once, at start. */
+const RESTART_ONLY = ['server', 'database', 'metrics', 'console', 'health'] as const;
+
+/** `next` with what only a restart changes taken from `running`, and the names of those that differ. */
+function reloadable(running: GatewayConfig, next: GatewayConfig): { config: GatewayConfig; kept: string[] } {
+  const kept: string[] = RESTART_ONLY.filter((section) => JSON.stringify(running[section]) !== JSON.stringify(next[section]));
+  if (running.limits.hold_ttl_seconds !== next.limits.hold_ttl_seconds) kept.push('limits.hold_ttl_seconds');
+  const config: GatewayConfig = { ...next, limits: { ...next.limits, hold_ttl_seconds: running.limits.hold_ttl_seconds } };
+  for (const section of RESTART_ONLY) (config as Record<string, unknown>)[section] = running[section];
+  return { config, kept };
 }
 
 /** Build every dependency from a validated config and listen. Tests call this with port 0. */
@@ -53,7 +74,12 @@ export async function createGateway(
 ): Promise<RunningGateway> {
   const logger = options.logger ?? (pino({ level: process.env.LOG_LEVEL ?? 'info' }, ...logDestination()) as unknown as FastifyBaseLogger);
   // DATABASE_URL and REDIS_URL make the ledger, keys and rate limits shared by every process.
-  const shared = await openSharedState(config);
+  // Every error of a dependency is a log line of its own (never ioredis's plain-text default).
+  const redisError = throttled((error: unknown, skipped: number) => logger.error({ err: error, dependency: 'redis', skipped }, 'redis unreachable'));
+  const shared = await openSharedState(config, process.env, {
+    onRedisError: redisError,
+    onRedisReady: () => logger.info({ dependency: 'redis' }, 'redis reachable again'),
+  });
   const { store, redis } = shared;
   const providers = new ProviderRegistry(config);
   const holdKeeper = new HoldKeeper(store, newHoldOwner(), config.limits.hold_ttl_seconds * 1000, (error) =>
@@ -68,9 +94,13 @@ export async function createGateway(
     coolDownMs: config.health.cool_down_seconds * 1000,
     maxCoolDownMs: config.health.max_cool_down_seconds * 1000,
     // With Redis, a model one process saw fail is skipped by all of them.
-    board: redis ? redisCoolDownBoard(redis, { onError: (error) => logger.warn({ err: error }, 'model cool-downs could not be shared') }) : undefined,
+    board: redis
+      ? redisCoolDownBoard(redis, {
+          onError: throttled((error: unknown, skipped: number) => logger.warn({ err: error, skipped }, 'model cool-downs could not be shared')),
+        })
+      : undefined,
   });
-  const catalogIds = () => [...catalog.models.keys(), ...catalog.aliases.keys()];
+  const catalogIds = () => [...deps.catalog.models.keys(), ...deps.catalog.aliases.keys()];
   const metrics: GatewayMetrics = new GatewayMetrics({
     models: catalogIds,
     health,
@@ -82,13 +112,30 @@ export async function createGateway(
   const meter = new RequestMeter(
     observeReceipts(store, (receipt) => {
       metrics.receipt(receipt);
-      if (config.logging.requests) logger.info(receiptLogLine(receipt), 'request');
+      if (deps.config.logging.requests) logger.info(receiptLogLine(receipt), 'request');
     }),
     holdKeeper,
   );
   const now = options.now ?? Date.now;
   const rules = new AliasRulesSync(store, catalog, DEFAULT_ACCOUNT_ID);
   await rules.sync(await shared.keyVersion());
+  // A reload replaces config, catalog, providers and rules on deps; the fix runner reads them there.
+  const fixDeps = {
+    get config() {
+      return deps.config;
+    },
+    get catalog() {
+      return deps.catalog;
+    },
+    get providers() {
+      return deps.providers;
+    },
+    store,
+    meter,
+    health,
+    logger,
+    now,
+  };
   const deps: GatewayDeps = {
     config,
     catalog,
@@ -101,7 +148,7 @@ export async function createGateway(
     health,
     metrics,
     now,
-    fix: new FixRunner({ config, catalog, store, meter, providers, health, logger, now }),
+    fix: new FixRunner(fixDeps),
     console: new ConsoleAccess(redis ? redisSignInNonces(redis) : storeSignInNonces(store), new ConsoleSessions(store, now), now),
     rules,
     keyVersion: shared.keyVersion,
@@ -133,8 +180,29 @@ export async function createGateway(
     holdKeeper,
     store,
     rateLimiter: deps.rateLimiter,
-    providers,
+    // The registry of the config running at shutdown (those a reload retired close on their own).
+    providers: { close: () => deps.providers.close() },
     closers: shared.closers,
+  };
+  let reloading: Promise<unknown> = Promise.resolve();
+  const reload = async (next: GatewayConfig) => {
+    const { config: merged, kept } = reloadable(deps.config, next);
+    const nextCatalog = new ModelCatalog(merged);
+    const nextProviders = new ProviderRegistry(merged);
+    const nextRules = new AliasRulesSync(store, nextCatalog, DEFAULT_ACCOUNT_ID);
+    try {
+      // The console's rules apply to the new aliases before any request sees them.
+      await nextRules.sync(await shared.keyVersion());
+    } catch (error) {
+      await nextProviders.close();
+      throw error;
+    }
+    // One synchronous step: a request reads either the old set or the new one, never a mix.
+    const retired = deps.providers;
+    Object.assign(deps, { config: merged, catalog: nextCatalog, providers: nextProviders, rules: nextRules });
+    retired.retire();
+    for (const warning of merged.catalogWarnings) logger.warn(warning);
+    return { keptUntilRestart: kept };
   };
   const times = { drainMs: options.drainMs ?? config.server.drain_ms, stepMs: config.server.close_timeout_ms };
   return {
@@ -142,6 +210,12 @@ export async function createGateway(
     deps,
     url: `http://${host}:${port}`,
     metricsUrl: metricsServer?.url,
+    // One reload at a time, in the order asked.
+    reload: (next) => {
+      const done = reloading.then(() => reload(next));
+      reloading = done.catch(() => undefined);
+      return done;
+    },
     close: () => {
       health.board.close();
       return (closing ??= closeGateway(parts, times).finally(() => metricsServer?.close()));

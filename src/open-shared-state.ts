@@ -1,6 +1,7 @@
 import type { Redis } from 'ioredis';
 import type { GatewayConfig } from './config/schema.ts';
-import { openStore } from './storage/open-store.ts';
+import { describeStore, openStore, storeBackend } from './storage/open-store.ts';
+import { redactedUrl } from './storage/redacted-url.ts';
 import type { Store } from './storage/store.ts';
 import { createLocalKeyChangeSignal } from './cache/key-change-signal.ts';
 import { createRedisKeyChangeSignal } from './cache/redis-key-change-signal.ts';
@@ -35,8 +36,42 @@ export interface SharedState {
  * made through the returned store is announced (on a Redis counter every process reads, or
  * locally), so key caches never need dropping by hand.
  */
-export async function openSharedState(config: GatewayConfig, env: NodeJS.ProcessEnv = process.env): Promise<SharedState> {
-  const store = await openStore(config, env);
+/** A dependency the process could not reach when it started: the message names it and why. */
+export class DependencyUnreachable extends Error {
+  constructor(
+    readonly dependency: 'PostgreSQL' | 'Redis',
+    where: string,
+    cause: unknown,
+  ) {
+    super(`cannot reach ${dependency} at ${where}: ${(cause as Error)?.message || String(cause)}`);
+    this.name = 'DependencyUnreachable';
+  }
+}
+
+/** How long opening waits for Redis to answer before it gives up (PostgreSQL: the pool's connection timeout). */
+export const REDIS_CONNECT_MS = 5_000;
+
+export interface SharedStateOptions {
+  /** Every error of the Redis connections after they opened (a reconnect loop reports each attempt). */
+  onRedisError?: (error: unknown) => void;
+  /** Redis answers again after an error. */
+  onRedisReady?: () => void;
+}
+
+export async function openSharedState(
+  config: GatewayConfig,
+  env: NodeJS.ProcessEnv = process.env,
+  options: SharedStateOptions = {},
+): Promise<SharedState> {
+  const backend = storeBackend(config, env);
+  let store: Store;
+  try {
+    store = await openStore(config, env);
+  } catch (error) {
+    // A schema or migration problem is not an unreachable database: its own message says what.
+    if (backend.kind !== 'postgres' || !isConnectionError(error)) throw error;
+    throw new DependencyUnreachable('PostgreSQL', describeStore(backend), error);
+  }
   const storeCloser: Closer = { name: 'database', close: () => store.close() };
   // Reads the key-change row: answers only when the database does and the schema is there.
   const databaseProbe: ReadinessProbe = { name: 'database', check: async () => void (await store.keysChangeToken()) };
@@ -61,6 +96,23 @@ export async function openSharedState(config: GatewayConfig, env: NodeJS.Process
   // mode at concurrency 1 +1.30 and +1.49 ms over a direct call against +1.61 and +1.59 gathered;
   // 50 connections 0.75-0.76x of the SQLite mode's throughput against 0.70-0.74x.
   const redis = new Redis(env.REDIS_URL, { maxRetriesPerRequest: 2 });
+  try {
+    await redisReady(redis, REDIS_CONNECT_MS);
+  } catch (error) {
+    redis.disconnect();
+    await store.close();
+    throw new DependencyUnreachable('Redis', redactedUrl(env.REDIS_URL), error);
+  }
+  // From here on, errors are the caller's to log (never ioredis's own "Unhandled error event").
+  let failing = false;
+  redis.on('error', (error) => {
+    failing = true;
+    options.onRedisError?.(error);
+  });
+  redis.on('ready', () => {
+    if (failing) options.onRedisReady?.();
+    failing = false;
+  });
   const signal = createRedisKeyChangeSignal(redis);
   // Holds placed in a balance lease are recorded in Redis, not PostgreSQL, before the provider call
   // (LEDGER_HOLD_JOURNAL=off: in PostgreSQL; docs/operations.md, "Scale out").
@@ -110,4 +162,38 @@ export async function closeAll(closers: Closer[], deadlineMs = 5_000): Promise<v
     }
   }
   if (failed.length > 0) throw new Error(failed.join('; '));
+}
+
+/** Resolves once `redis` answers, rejects with its last error once `ms` have passed (or at once on a bad password or URL). */
+function redisReady(redis: Redis, ms: number): Promise<void> {
+  return new Promise((resolve, reject) => {
+    let lastError: Error | undefined;
+    const timer = setTimeout(() => finish(lastError ?? new Error(`no answer within ${ms} ms`)), ms);
+    const onError = (error: Error) => {
+      lastError = error;
+      // Retrying does not mend a refused password or an unknown database.
+      if (/WRONGPASS|NOAUTH|invalid password|ERR DB index/i.test(error.message)) finish(error);
+    };
+    const onReady = () => finish();
+    function finish(error?: Error) {
+      clearTimeout(timer);
+      redis.off('error', onError);
+      redis.off('ready', onReady);
+      if (error) reject(error);
+      else resolve();
+    }
+    redis.on('error', onError);
+    redis.once('ready', onReady);
+  });
+}
+
+/** An error of reaching the database (refused, timed out, no such host), not of what it answered. */
+function isConnectionError(error: unknown): boolean {
+  const code = (error as NodeJS.ErrnoException)?.code;
+  if (code && /^(ECONNREFUSED|ECONNRESET|ETIMEDOUT|EHOSTUNREACH|ENETUNREACH|ENOTFOUND|EAI_AGAIN|EPIPE|ENOENT|57P03|28P01|3D000)$/.test(code))
+    return true;
+  const message = (error as Error)?.message ?? '';
+  return /timeout exceeded when trying to connect|Connection terminated|connect ECONNREFUSED|password authentication failed|does not exist|the database system is (starting up|shutting down)/i.test(
+    message,
+  );
 }

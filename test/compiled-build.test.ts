@@ -1,8 +1,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { readdirSync, readFileSync } from 'node:fs';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { copyFile, mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { catalogSnapshot } from '../src/catalog/catalog-data.ts';
@@ -84,6 +84,41 @@ test('the compiled gateway counts tokens on its counting thread, and parses a la
     assert.equal(await count(large), framing + (await countTextTokens(large)));
   } finally {
     await gateway.stop();
+    await rm(directory, { recursive: true, force: true });
+  }
+});
+
+test('`npm start` runs the build npm ci left, rebuilding nothing, and SIGTERM sent to npm stops the gateway', async () => {
+  buildServer();
+  const directory = await mkdtemp(join(tmpdir(), 'npm-start-'));
+  const configPath = join(directory, 'gateway.yaml');
+  await writeFile(configPath, demoConfigText.replace('port: 8787', 'port: 0').replace('./data/gateway.db', join(directory, 'gateway.db')));
+  const built = statSync(join('dist', 'server', 'main.js')).mtimeMs;
+  const npm = await startGatewayProcess(configPath, {}, { npmStart: true });
+  try {
+    const pid = Number(/"pid":(\d+)/.exec(npm.output())![1]);
+    assert.notEqual(pid, npm.child.pid, 'the gateway runs under npm');
+    assert.equal((await fetch(`${npm.url}/health`)).status, 200);
+    assert.equal(statSync(join('dist', 'server', 'main.js')).mtimeMs, built, 'the build was not remade');
+    const exit = await npm.stop('SIGTERM');
+    assert.equal(exit.code, 0, npm.output());
+    assert.match(npm.output(), /"msg":"shut down"/);
+    assert.throws(() => process.kill(pid, 0), /ESRCH/, 'the gateway process is gone');
+  } finally {
+    await npm.stop('SIGKILL');
+    await rm(directory, { recursive: true, force: true });
+  }
+});
+
+test('bin/gateway.js without a build says so and how to make it', async () => {
+  const directory = await mkdtemp(join(tmpdir(), 'no-build-'));
+  try {
+    await mkdir(join(directory, 'bin'));
+    await copyFile(join('bin', 'gateway.js'), join(directory, 'bin', 'gateway.js'));
+    const run = spawnSync(process.execPath, [join(directory, 'bin', 'gateway.js'), 'start'], { encoding: 'utf8' });
+    assert.equal(run.status, 1);
+    assert.match(run.stderr, /no compiled build at .*dist\/server\/main\.js; run `npm run build` \(npm ci does it\)/);
+  } finally {
     await rm(directory, { recursive: true, force: true });
   }
 });

@@ -118,6 +118,22 @@ if (pgMissing !== null) {
       await assertLedgerExact();
     });
 
+    test('SIGTERM with server.ready_grace_ms: /ready answers 503 while new requests are still served, then the gateway drains and exits 0', async () => {
+      const gateway = await startGateway('ready_grace_ms: 4000');
+      fake.reset();
+      assert.equal((await fetch(`${gateway.url}/ready`)).status, 200);
+      gateway.child.kill('SIGTERM');
+      let ready = await fetch(`${gateway.url}/ready`);
+      for (let tries = 0; ready.status === 200 && tries < 200; tries++) ready = await fetch(`${gateway.url}/ready`);
+      assert.deepEqual([ready.status, await ready.json()], [503, { status: 'stopping', checks: {} }]);
+      const served = await chat(gateway, {});
+      assert.equal(served.status, 200, 'a request sent in the grace is served');
+      assert.deepEqual(await gateway.exited, { code: 0, signal: null }, gateway.output());
+      const output = gateway.output();
+      assert.ok(output.indexOf('stopping: /ready answers 503') < output.indexOf('"msg":"shutting down"'), 'the listener closes after the grace');
+      await assertLedgerExact();
+    });
+
     test('requests their clients abandon, then SIGTERM: the process exits promptly, each request settled, no hold left', async () => {
       const gateway = await startGateway('drain_ms: 10000');
       const { port } = new URL(gateway.url);

@@ -25,6 +25,20 @@ describe('every response is the contract envelope', () => {
     }
   });
 
+  test('a URL the router cannot read, sent with anthropic-version: the Anthropic error body', async () => {
+    for (const path of ['/v1/%zz', `/v1/receipts/${'a'.repeat(500)}`]) {
+      const response = await fetch(`${harness.gateway.url}${path}`, { headers: { 'anthropic-version': '2023-06-01' } });
+      assert.equal(response.status, 400, path);
+      const body = await response.json();
+      assert.equal(body.type, 'error', path);
+      assert.equal(body.error.type, 'invalid_request_error', path);
+      assert.equal(body.request_id, response.headers.get('x-svc-request-id'), path);
+      assert.equal(response.headers.get('x-should-retry'), 'false', path);
+    }
+    const openai = await (await harness.get('/v1/%zz')).json();
+    assert.equal(openai.type, undefined, 'without the header: the OpenAI body');
+  });
+
   test('unknown methods and paths, bodies that are not JSON: not_found and invalid_request envelopes', async () => {
     const put = await fetch(`${harness.gateway.url}/v1/chat/completions`, { method: 'PUT', headers: { authorization: `Bearer ${harness.key}` } });
     assert.deepEqual([put.status, (await envelope(put)).code], [404, 'not_found']);

@@ -69,6 +69,16 @@ describe('provider health: a failing candidate is cooled down, skipped, probed a
   });
 });
 
+/** Resolves once `harness`'s gateway mirrors a cool-down of `model` that `wanted` accepts. */
+async function announced(harness: Harness, model: string, wanted: (cool: { until: number; reason: string } | undefined) => boolean) {
+  const board = harness.gateway.deps.health.board;
+  for (let waited = 0; !wanted(board.current(model)); waited += 10) {
+    if (waited > 5_000) assert.fail(`not announced to the other process: ${JSON.stringify(board.current(model))}`);
+    await sleep(10);
+  }
+  return board.current(model)!;
+}
+
 describe('with Redis, a cool-down one gateway process saw is honoured by another', async () => {
   const { connectTestRedis, reportRedisUnreachable, REDIS_TEST_URL } = await import('./helpers/redis-test-connection.ts');
   const { Redis } = await import('ioredis');
@@ -103,12 +113,12 @@ describe('with Redis, a cool-down one gateway process saw is honoured by another
     connection.disconnect();
   });
 
-  test('five failures in one process: the other skips the model within a second, without calling it', async () => {
+  test('five failures in one process: the other is told at once (nothing polls) and skips the model without calling it', async () => {
     first.fake.script('alpha', ...Array.from({ length: 5 }, () => ({ status: 500 })));
     for (let index = 0; index < 5; index++) {
       await first.post('/v1/chat/completions', { model: 'svc/fast', messages: [{ role: 'user', content: 'hi' }] });
     }
-    await sleep(1_200);
+    await announced(second, model, (cool) => cool !== undefined);
     const response = await second.post('/v1/chat/completions', { model: 'svc/fast', messages: [{ role: 'user', content: 'hi' }] });
     assert.equal(response.headers.get('x-svc-model'), 'up/beta');
     const receipt = (await (await second.get(`/v1/receipts/${response.headers.get('x-svc-receipt-id')}`)).json()) as {
@@ -117,5 +127,72 @@ describe('with Redis, a cool-down one gateway process saw is honoured by another
     assert.deepEqual([receipt.attempts[0]!.model, receipt.attempts[0]!.outcome], [model, 'skipped']);
     assert.match(receipt.attempts[0]!.detail, /5 consecutive failures/);
     assert.equal(second.fake.requests.filter((request) => (request.body as { model?: string }).model === 'alpha').length, 0);
+  });
+});
+
+describe('with Redis, a failed probe in one process: both skip the model for the new cool-down only, then the other probes it', async () => {
+  const { connectTestRedis, reportRedisUnreachable, REDIS_TEST_URL } = await import('./helpers/redis-test-connection.ts');
+  const { Redis } = await import('ioredis');
+  const { COOL_DOWNS_KEY } = await import('../src/routing/redis-cool-down-board.ts');
+  const connection = await connectTestRedis();
+  if (!(connection instanceof Redis)) {
+    reportRedisUnreachable('provider health through Redis', connection.unreachable);
+    return;
+  }
+  const model = `up/alpha-probe-${process.pid}-${Date.now().toString(36)}`;
+  const config = (text: string) => withHealth(text).replaceAll('up/alpha', model);
+  let first: Harness;
+  let second: Harness;
+  const redisUrl = process.env.REDIS_URL;
+  before(async () => {
+    process.env.REDIS_URL = REDIS_TEST_URL;
+    try {
+      first = await startHarness({ editConfig: config });
+      second = await startHarness({ editConfig: config });
+    } finally {
+      if (redisUrl === undefined) delete process.env.REDIS_URL;
+      else process.env.REDIS_URL = redisUrl;
+    }
+  });
+  after(async () => {
+    await first?.close();
+    await second?.close();
+    await connection.hdel(COOL_DOWNS_KEY, model);
+    connection.disconnect();
+  });
+
+  const ask = (harness: Harness) => harness.post('/v1/chat/completions', { model: 'svc/fast', messages: [{ role: 'user', content: 'hi' }] });
+  const attemptsOf = async (harness: Harness, response: Response) =>
+    (
+      (await (await harness.get(`/v1/receipts/${response.headers.get('x-svc-receipt-id')}`)).json()) as {
+        attempts: Array<{ model: string; outcome: string; detail?: string }>;
+      }
+    ).attempts;
+
+  test('the probe claim goes with the failed probe; receipts never say a probe runs when none does', async () => {
+    first.fake.script('alpha', ...Array.from({ length: 6 }, () => ({ status: 500 })));
+    for (let index = 0; index < 5; index++) await ask(first);
+    const cooled = await announced(second, model, (cool) => cool !== undefined);
+    // health.cool_down_seconds: 1, exactly.
+    await sleep(cooled.until - Date.now() + 20);
+    const probe = await ask(first);
+    assert.deepEqual(
+      (await attemptsOf(first, probe)).map((attempt) => [attempt.model, attempt.outcome]),
+      [
+        [model, 'failed'],
+        ['up/beta', 'succeeded'],
+      ],
+    );
+    const again = await announced(second, model, (cool) => /its probe failed/.test(cool?.reason ?? ''));
+    const skipped = (await attemptsOf(second, await ask(second)))[0]!;
+    assert.equal(skipped.outcome, 'skipped');
+    assert.match(skipped.detail!, /cooling down \(its probe failed: unavailable\)/);
+    assert.doesNotMatch(skipped.detail!, /a probe request is testing it/);
+    // Twice the cool-down, then the other process probes at once: its upstream answers and restores the model.
+    await sleep(again.until - Date.now() + 20);
+    const restored = await ask(second);
+    assert.equal(restored.headers.get('x-svc-model'), model);
+    await announced(first, model, (cool) => cool === undefined);
+    assert.equal((await ask(first)).headers.get('x-svc-model'), model);
   });
 });

@@ -1,9 +1,10 @@
-import { openSharedState, type SharedState } from '../open-shared-state.ts';
+import { DependencyUnreachable, openSharedState, type SharedState } from '../open-shared-state.ts';
 import { parseArgs } from 'node:util';
 import { loadConfig } from '../config/load-config.ts';
 import { describeStore, storeBackend } from '../storage/open-store.ts';
 import { CliError } from './cli-error.ts';
 import { checkConfig } from './check-config-command.ts';
+import { reloadGateway } from './reload-command.ts';
 import { report, type CommandContext, type CommandOptions, type OfflineContext } from './command-context.ts';
 import { addFunds, clearBudget, setBudget, showBudget, showFunds } from './funds-commands.ts';
 import { createKey, listKeys, revokeKey } from './keys-commands.ts';
@@ -74,6 +75,7 @@ const receiptOptions: (keyof CommandOptions)[] = ['key', 'model', 'status', 'sin
 const commands: CommandSpec[] = [
   { words: ['start'], args: [], options: ['port', 'host'], offline: true, run: startServer },
   { words: ['check-config'], args: [], options: [], offline: true, run: checkConfig },
+  { words: ['reload'], args: [], options: ['port'], offline: true, run: reloadGateway },
   // Reads only the config: works without provider secrets and opens no database.
   {
     words: ['models'],
@@ -177,6 +179,7 @@ async function dispatch(argv: string[], output: CliOutput): Promise<void> {
     // With REDIS_URL, key changes made here are announced to every running gateway at once.
     shared = await openSharedState(config);
   } catch (error) {
+    if (error instanceof DependencyUnreachable) throw new CliError(error.message);
     throw new CliError(`cannot open database ${describeStore(storeBackend(config))}: ${(error as Error).message}`);
   }
   try {

@@ -7,6 +7,9 @@ Commands:
       --port <n>                Port to listen on, over the config and PORT (0: any free port)
       --host <h>                Address to listen on, over the config and HOST
   check-config                Validate the config as start would, opening no database; exit 2 on errors
+  reload                      Make the running gateway re-read its config (SIGHUP to the pid in
+                                gateway-<port>.pid beside database.path); exit 1 if it refused it
+      --port <n>                The port it listens on (default: the config's)
   keys create                 Mint an API key (the full key is shown once)
       --name <name>             Label shown in lists (default "unnamed")
       --scopes <list>           Comma-separated: inference, fix (default inference)

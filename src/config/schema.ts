@@ -198,6 +198,8 @@ export const configSchema = z
         drain_ms: z.number().int().nonnegative().default(10_000),
         /** On SIGTERM, the deadline of each step after the drain (settling, releasing holds, closing each client). */
         close_timeout_ms: z.number().int().positive().default(5_000),
+        /** On SIGTERM, how long /ready answers 503 while requests are still accepted and served, before the listener closes. */
+        ready_grace_ms: z.number().int().nonnegative().default(0),
       })
       .strict()
       .default({}),

@@ -198,7 +198,7 @@ export class FixRunner {
         worstCaseOf: async (prompt) => {
           // A run's cap is checked on the counted prompt, never on its byte bound.
           await prompt.count();
-          return worstCaseCost(prompt, (await this.plan(quote, prompt)).candidates);
+          return worstCaseCost(prompt, (await this.plan(quote, prompt, this.deps.catalog)).candidates);
         },
         callModel: (prompt, stepIndex) => this.callModel(quote, prompt, stepIndex, metered, controller.signal),
         signal: controller.signal,
@@ -251,20 +251,39 @@ export class FixRunner {
     }
   }
 
-  private plan(quote: FixQuoteRecord, prompt: PromptMeasure) {
-    return planRoute(this.deps.catalog, aliasOfTier(quote.tier), prompt, { fallback: true, clampMaxOutput: true });
+  private plan(quote: FixQuoteRecord, prompt: PromptMeasure, catalog: ModelCatalog) {
+    return planRoute(catalog, aliasOfTier(quote.tier), prompt, { fallback: true, clampMaxOutput: true });
   }
 
   /** One step's model call through the router, every attempt on the receipt with its step. */
   private async callModel(quote: FixQuoteRecord, prompt: PromptMeasure, step: number, metered: MeteredRequest, signal: AbortSignal) {
+    // One config for the whole call, whatever a reload does meanwhile.
+    const { catalog, providers } = this.deps;
+    const release = providers.use();
+    try {
+      return await this.callModelWith(catalog, providers, quote, prompt, step, metered, signal);
+    } finally {
+      release();
+    }
+  }
+
+  private async callModelWith(
+    catalog: ModelCatalog,
+    providers: ProviderRegistry,
+    quote: FixQuoteRecord,
+    prompt: PromptMeasure,
+    step: number,
+    metered: MeteredRequest,
+    signal: AbortSignal,
+  ) {
     const { request } = prompt;
-    const plan = await this.plan(quote, prompt);
+    const plan = await this.plan(quote, prompt, catalog);
     const attempts: Attempt[] = [];
     let inFlight: ModelConfig | null = null;
     const record = () => metered.attempts.push(...[...plan.skipped, ...attempts].map((attempt) => ({ ...attempt, step })));
     try {
       const { model, result } = await generateWithFallback(plan.candidates, {
-        providerFor: (candidate) => this.deps.providers.forModel(candidate),
+        providerFor: (candidate) => providers.forModel(candidate),
         callFor: (candidate) => {
           inFlight = candidate;
           return {

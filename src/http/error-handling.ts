@@ -74,6 +74,18 @@ function renderError(request: FastifyRequest, reply: FastifyReply, error: Gatewa
   return renderAnthropicError(error, request.requestId);
 }
 
+/** A URL the router cannot read (a bad escape, an overlong segment): the envelope of the client's format, with a request id. */
+export function answerUnreadableUrl(error: FastifyError, request: FastifyRequest, reply: FastifyReply): void {
+  const { requestId } = newRequestIds();
+  request.requestId = requestId;
+  const message =
+    error.code === 'FST_ERR_MAX_PARAM_LENGTH' ? 'A path segment of this URL is too long.' : 'The URL is not valid (check its percent-escapes).';
+  reply
+    .header('x-svc-request-id', requestId)
+    .code(400)
+    .send(renderError(request, reply, new GatewayError('invalid_request', message)));
+}
+
 /** Sends the error envelope, unless the reply has already begun (a stream ends with its own error event) or its client is gone. */
 export function sendErrorBody(request: FastifyRequest, reply: FastifyReply, error: GatewayError): void {
   if (reply.sent || reply.raw.headersSent || reply.raw.destroyed) return;

@@ -19,6 +19,8 @@ export interface ReadinessReport {
  */
 export class Readiness {
   private readonly running = new Map<string, Promise<ProbeOutcome>>();
+  /** Set when the process begins to stop: /ready says so, whatever the probes would answer. */
+  stopping = false;
 
   constructor(
     private readonly probes: ReadinessProbe[],

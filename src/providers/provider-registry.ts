@@ -10,9 +10,15 @@ const factories: Record<ProviderConfig['kind'], (config: ProviderConfig) => Prov
   simulated: createSimulatedProvider,
 };
 
-/** One adapter per configured provider, looked up by model. */
+/**
+ * One adapter per configured provider, looked up by model. A reloaded config brings a registry of
+ * its own: the one it replaces is retired, and closes once the last request using it (`use`) ends.
+ */
 export class ProviderRegistry {
   private readonly adapters = new Map<string, ProviderAdapter>();
+  private users = 0;
+  private retired = false;
+  private closing: Promise<void> | null = null;
 
   constructor(config: GatewayConfig) {
     for (const provider of config.providers) this.adapters.set(provider.id, factories[provider.kind](provider));
@@ -22,7 +28,25 @@ export class ProviderRegistry {
     return this.adapters.get(model.provider)!;
   }
 
-  async close(): Promise<void> {
-    await Promise.all([...this.adapters.values()].map((adapter) => adapter.close()));
+  /** A request or fix call is using the registry until the returned function is called. */
+  use(): () => void {
+    this.users++;
+    let done = false;
+    return () => {
+      if (done) return;
+      done = true;
+      if (--this.users === 0 && this.retired) void this.close();
+    };
+  }
+
+  /** No new request will use it: it closes once the ones using it have ended. */
+  retire(): void {
+    this.retired = true;
+    if (this.users === 0) void this.close();
+  }
+
+  /** Closes every adapter; provider calls in progress finish first. */
+  close(): Promise<void> {
+    return (this.closing ??= Promise.all([...this.adapters.values()].map((adapter) => adapter.close())).then(() => undefined));
   }
 }

@@ -26,6 +26,7 @@ function cancelled(): GatewayError {
 
 function recordFailure(caller: CandidateCaller, model: ModelConfig, error: unknown, started: number): void {
   const latencyMs = Date.now() - started;
+  if (caller.signal.aborted || !(error instanceof ProviderError) || error.failure === 'cancelled') caller.health?.probeEnded(model.id);
   if (caller.signal.aborted) {
     caller.attempts.push({ model: model.id, outcome: 'cancelled', errorCode: 'request_cancelled', latencyMs });
     throw cancelled();

@@ -3,13 +3,13 @@ import assert from 'node:assert/strict';
 import { ModelHealth } from './model-health.ts';
 import { localCoolDownBoard } from './cool-down-board.ts';
 
-function healthAt(start = 1_000_000) {
+function healthAt(start = 1_000_000, coolDownMs = 30_000) {
   const clock = { now: start };
   const now = () => clock.now;
   const health = new ModelHealth({
     now,
     failuresToCool: 5,
-    coolDownMs: 30_000,
+    coolDownMs,
     maxCoolDownMs: 100_000,
     probeMs: 60_000,
     board: localCoolDownBoard(now),
@@ -84,5 +84,38 @@ test('a probe that never reports back frees the slot after the probe time', asyn
   clock.now += 30_000;
   assert.equal((await health.admit('m')).call, true);
   clock.now += 60_000;
+  assert.deepEqual(await health.admit('m'), { call: true, probe: true });
+});
+
+test('a failed probe frees its claim: the next probe comes when the new cool-down ends, not after the probe time', async () => {
+  const { health, clock } = healthAt(1_000_000, 5_000);
+  for (let index = 0; index < 5; index++) health.failed('m', 'timeout');
+  clock.now += 5_000;
+  assert.deepEqual(await health.admit('m'), { call: true, probe: true });
+  health.failed('m', 'unavailable');
+  const cooling = await health.admit('m');
+  assert.ok(!cooling.call && cooling.until === clock.now + 10_000 && cooling.reason === 'cooling down (its probe failed: unavailable)');
+  clock.now = cooling.until;
+  assert.deepEqual(await health.admit('m'), { call: true, probe: true });
+});
+
+test('a probe that ends saying nothing about the model (the client left, a refused request) frees the claim at once', async () => {
+  const { health, clock } = healthAt();
+  for (let index = 0; index < 5; index++) health.failed('m', 'timeout');
+  clock.now += 30_000;
+  assert.deepEqual(await health.admit('m'), { call: true, probe: true });
+  health.probeEnded('m');
+  assert.deepEqual(await health.admit('m'), { call: true, probe: true }, 'no request is told a probe is testing it');
+  health.failed('m', 'bad_request');
+  assert.deepEqual(await health.admit('m'), { call: true, probe: true });
+  assert.deepEqual(health.states(['m'])[0]!.state, 'probing');
+});
+
+test('a cool-down lasts exactly the configured time', async () => {
+  const { health, clock } = healthAt();
+  for (let index = 0; index < 5; index++) health.failed('m', 'timeout');
+  clock.now += 29_999;
+  assert.equal((await health.admit('m')).call, false);
+  clock.now += 1;
   assert.deepEqual(await health.admit('m'), { call: true, probe: true });
 });

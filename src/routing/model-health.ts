@@ -11,10 +11,11 @@ import { localCoolDownBoard, type CoolDown, type CoolDownBoard } from './cool-do
  * - cooling: routing skips it (the receipt lists it as skipped, with why and until when).
  * - probing: once the cool-down ends, exactly one request (in all processes, with Redis) calls it;
  *   the others keep skipping it. Success restores it; failure cools it again, twice as long each
- *   time up to `maxCoolDownMs`. A probe that never reports back frees the slot after `probeMs`.
+ *   time up to `maxCoolDownMs`. A probe that ends any other way (the client left, the request was
+ *   refused) frees the slot at once; one that never reports back (its process died) after `probeMs`.
  *
- * Cool-downs are announced on the board (Redis when configured) and every process mirrors them;
- * consecutive-failure counts stay per process.
+ * Cool-downs are announced on the board (Redis when configured) as they start, and every process
+ * mirrors them; consecutive-failure counts stay per process.
  */
 
 /** Failures that say the model cannot answer anyone now (a rejected request says nothing about the model). */
@@ -75,6 +76,9 @@ export class ModelHealth {
     if (local.probingUntil > now) return { call: false, reason: 'cooled down; a probe request is testing it', until: local.probingUntil };
     // The cool-down ended: one probe, in every process together.
     if (!(await this.board.claimProbe(modelId, this.probeMs))) {
+      // Refused because another process cooled it again meanwhile, or because its probe runs.
+      const again = this.board.current(modelId);
+      if (again && this.now() < again.until) return { call: false, reason: `cooling down (${again.reason})`, until: again.until };
       return { call: false, reason: 'cooled down; a probe request is testing it', until: now + this.probeMs };
     }
     local.probingUntil = now + this.probeMs;
@@ -88,7 +92,7 @@ export class ModelHealth {
   }
 
   failed(modelId: string, failure: ProviderFailure, retryAfterSeconds?: number): void {
-    if (!MODEL_FAILURES.has(failure)) return;
+    if (!MODEL_FAILURES.has(failure)) return this.probeEnded(modelId);
     const local = this.entry(modelId);
     local.failures++;
     const now = this.now();
@@ -106,6 +110,16 @@ export class ModelHealth {
         ? `the provider asked to retry after ${retryAfterSeconds} s`
         : `${this.failuresToCool} consecutive failures, the last ${failure}`;
     this.board.coolDown(modelId, { until: now + forMs, reason });
+    // After the new cool-down is on the board: no other process probes under the old one.
+    if (probeFailed) this.board.releaseProbe(modelId);
+  }
+
+  /** A call ended saying nothing about the model (the client left, a bug): if it was the probe, the next request may probe. */
+  probeEnded(modelId: string): void {
+    const local = this.local.get(modelId);
+    if (!local?.probingUntil) return;
+    local.probingUntil = 0;
+    this.board.releaseProbe(modelId);
   }
 
   /** Forgets every failure and cool-down (a test's provider was replaced by a healthy one). */

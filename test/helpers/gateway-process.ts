@@ -34,6 +34,8 @@ export interface GatewayProcessOptions {
    * does. Default: the TypeScript sources through tsx, so a test always runs the code as edited.
    */
   compiled?: boolean;
+  /** Run it as `npm start -- --config FILE` (the compiled build, under npm); `child` is npm's process. */
+  npmStart?: boolean;
   /** Standard output into this file, as `gateway start > file` runs it, instead of a pipe; `output()` reads it. */
   stdoutFile?: string;
 }
@@ -44,10 +46,13 @@ export async function startGatewayProcess(
   env: NodeJS.ProcessEnv = {},
   options: GatewayProcessOptions = {},
 ): Promise<GatewayProcess> {
-  if (options.compiled) buildServer();
+  if (options.compiled || options.npmStart) buildServer();
   const entry = options.compiled ? ['bin/gateway.js'] : ['--import', 'tsx', 'src/cli/main.ts'];
   const file = options.stdoutFile ? openSync(options.stdoutFile, 'w') : null;
-  const child = spawn(process.execPath, [...entry, 'start', '--config', configPath], {
+  const [command, args] = options.npmStart
+    ? ['npm', ['start', '--silent', '--', '--config', configPath]]
+    : [process.execPath, [...entry, 'start', '--config', configPath]];
+  const child = spawn(command, args, {
     env: { ...process.env, LOG_LEVEL: 'info', ...env },
     stdio: ['ignore', file ?? 'pipe', 'pipe'],
   });

@@ -11,6 +11,8 @@ import { planRoute } from '../../routing/plan-route.ts';
 import { requireRequestAllowed } from '../../routing/requested-model.ts';
 import type { ChatWire, ParsedChat } from '../../formats/chat-wire.ts';
 import type { GatewayDeps } from '../gateway-deps.ts';
+import type { ModelCatalog } from '../../routing/model-catalog.ts';
+import type { ProviderRegistry } from '../../providers/provider-registry.ts';
 import type { Ending, RequestLifecycle } from '../request-lifecycle.ts';
 import { jsonTextsOf } from '../body/parse-json-body.ts';
 import { streamAnswer, type ChatTurn } from './chat-stream.ts';
@@ -33,16 +35,35 @@ export async function serveChat<Parsed extends ParsedChat>(
   request: FastifyRequest,
   reply: FastifyReply,
 ): Promise<Ending> {
+  // The config of the moment the request began: a reload meanwhile never changes its route or providers.
+  const { catalog, providers } = deps;
+  const release = providers.use();
+  try {
+    return await serveChatWith(deps, catalog, providers, wire, lifecycle, request, reply);
+  } finally {
+    release();
+  }
+}
+
+async function serveChatWith<Parsed extends ParsedChat>(
+  deps: GatewayDeps,
+  catalog: ModelCatalog,
+  providers: ProviderRegistry,
+  wire: ChatWire<Parsed>,
+  lifecycle: RequestLifecycle,
+  request: FastifyRequest,
+  reply: FastifyReply,
+): Promise<Ending> {
   const { meter: metered, signal } = lifecycle;
   const key = metered.start.key;
   requireScope(key, 'inference');
   const parsed = wire.parse(request.body, request.headers);
   metered.requestedModel = parsed.model;
   metered.start.stream = parsed.stream;
-  requireRequestAllowed(deps.catalog, key, parsed.model);
+  requireRequestAllowed(catalog, key, parsed.model);
   // Measured once: routing, the hold, the usage estimates and message_start all read it.
   const prompt = new PromptMeasure(parsed.request);
-  const plan = await planRoute(deps.catalog, parsed.model, prompt, parsed.routing);
+  const plan = await planRoute(catalog, parsed.model, prompt, parsed.routing);
   metered.attempts.push(...plan.skipped);
   await reserveWorstCase(metered, prompt, plan.candidates);
   // Gone while its hold was placed: not worth a provider call; the receipt says cancelled, at no cost.
@@ -55,7 +76,7 @@ export async function serveChat<Parsed extends ParsedChat>(
   // One id and time for the answer, whichever candidate gives it: a relaying provider writes them into its events.
   const answer = { id: wire.answerId(request.requestId), created: Math.floor(Date.now() / 1000) };
   const caller: CandidateCaller = {
-    providerFor: (model) => deps.providers.forModel(model),
+    providerFor: (model) => providers.forModel(model),
     callFor: (model) => {
       inFlight = model;
       started.usage = undefined;

@@ -5,7 +5,7 @@ import { GatewayError } from '../../errors/gateway-error.ts';
 import { packageRoot } from '../../lib/package-root.ts';
 import { CONSOLE_HEADERS } from './console-guard.ts';
 
-/** Where `npm run build:console` (run by npm ci and npm start) writes the pages; found from the sources and from the compiled build. */
+/** Where `npm run build:console` (run by npm ci and npm run build) writes the pages; found from the sources and from the compiled build. */
 const BUILT = join(packageRoot(import.meta.url), 'dist', 'console') + '/';
 
 /**
@@ -41,7 +41,7 @@ export function registerConsolePages(app: FastifyInstance): void {
       body = await html;
     } catch {
       reply.code(503).headers(CONSOLE_HEADERS).type('text/plain; charset=utf-8');
-      return 'The console pages are not built yet: run `npm run build:console` (npm ci and npm start do it), then reload.';
+      return 'The console pages are not built yet: run `npm run build:console` (npm ci and npm run build do it), then reload.';
     }
     return reply
       .headers({ ...CONSOLE_HEADERS, 'content-security-policy': CONSOLE_CSP })

@@ -4,6 +4,8 @@ export { redactedUrl } from '../redacted-url.ts';
 const INT8_OID = 20;
 const TIMESTAMPTZ_OID = 1184;
 const DEFAULT_POOL_MAX = 10;
+/** How long a query waits for a connection (a free one from the pool, or a new one) before it fails. */
+export const CONNECT_TIMEOUT_MS = 10_000;
 
 /** BIGINT arrives as text; money must stay exact, so anything past 2^53 - 1 is refused, never rounded. */
 export function parseSafeInteger(text: string): number {
@@ -70,7 +72,15 @@ export function poolSettings(url: string, options: PoolOptions = {}): PoolSettin
 /** A pool on `url`, with this adapter's type parsers. */
 export function createPool(url: string, options: PoolOptions = {}): pg.Pool {
   const { connectionString, max } = poolSettings(url, options);
-  const pool = new pg.Pool({ connectionString, max, types: gatewayTypes, application_name: 'model-gateway' });
+  // A database that does not answer fails the query after CONNECT_TIMEOUT_MS (a retryable error
+  // for requests; a clear exit at start) instead of keeping it waiting for good.
+  const pool = new pg.Pool({
+    connectionString,
+    max,
+    types: gatewayTypes,
+    application_name: 'model-gateway',
+    connectionTimeoutMillis: CONNECT_TIMEOUT_MS,
+  });
   // An idle connection that breaks (server restart) is dropped by the pool; the next query
   // opens a new one. Without a listener the 'error' event would end the process.
   pool.on('error', () => undefined);
