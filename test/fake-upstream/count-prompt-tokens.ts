@@ -82,7 +82,8 @@ export function countAnthropicPromptTokens(body: Json): number {
   }
   const tools = arrayOf(body.tools);
   if (tools.length > 0) tokens += ANTHROPIC_TOOL_USE_PROMPT;
-  for (const tool of tools) tokens += anthropicTextTokens(JSON.stringify(tool));
+  // A breakpoint is not prompt: the tool counts as it would without one.
+  for (const tool of tools) tokens += anthropicTextTokens(JSON.stringify(isObject(tool) ? { ...tool, cache_control: undefined } : tool));
   return tokens;
 }
 

@@ -9,6 +9,7 @@ import type { ChatResult, Usage } from '../../canonical/chat-result.ts';
 import { generateWithFallback, type CandidateCaller } from '../../routing/call-with-fallback.ts';
 import { planRoute } from '../../routing/plan-route.ts';
 import { requireRequestAllowed } from '../../routing/requested-model.ts';
+import { automaticCachingFor } from '../../routing/prompt-caching.ts';
 import type { ChatWire, ParsedChat } from '../../formats/chat-wire.ts';
 import type { GatewayDeps } from '../gateway-deps.ts';
 import type { Ending, RequestLifecycle } from '../request-lifecycle.ts';
@@ -52,6 +53,7 @@ export async function serveChat<Parsed extends ParsedChat>(
   // The prompt count the answering candidate's stream gave before its content, if it gave one.
   const started: { usage?: Usage } = {};
   const jsonTexts = jsonTextsOf(request.body);
+  const automaticCaching = automaticCachingFor(deps.config, key, plan.alias);
   const caller: CandidateCaller = {
     providerFor: (model) => deps.providers.forModel(model),
     callFor: (model) => {
@@ -63,6 +65,7 @@ export async function serveChat<Parsed extends ParsedChat>(
         reasoningEffort: model.capabilities.reasoning ? plan.reasoningEffort : undefined,
         maxOutputTokens: outputCapFor(parsed.request, model),
         signal,
+        automaticCaching,
         warn: (message) => metered.warn(model.id, message),
         onInputUsage: (usage) => (started.usage = usage),
         jsonTexts,
