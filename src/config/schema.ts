@@ -57,6 +57,8 @@ const provider = z
      * config). Default: the vendor whose API the base URL is, else anthropic or openai by kind.
      */
     catalog: z.enum(['none', ...CATALOG_VENDORS]).optional(),
+    /** Send a prompt_cache_key the gateway derives when the client sent none; default: the provider is OpenAI's API. */
+    prompt_cache_key: z.boolean().optional(),
     simulated: z
       .object({
         latency_ms: z.number().int().nonnegative().default(200),
@@ -81,6 +83,7 @@ const provider = z
     connections: value.connections,
     headers: value.headers,
     catalog: value.catalog ?? vendorOfBaseUrl(value.base_url ?? '') ?? (value.kind === 'simulated' ? 'none' : value.kind),
+    promptCacheKey: value.prompt_cache_key ?? (value.kind === 'openai' && vendorOfBaseUrl(value.base_url ?? '') === 'openai'),
     simulated: {
       latencyMs: value.simulated.latency_ms,
       tokensPerSecond: value.simulated.tokens_per_second,

@@ -9,7 +9,7 @@ import type { ChatResult, Usage } from '../../canonical/chat-result.ts';
 import { generateWithFallback, type CandidateCaller } from '../../routing/call-with-fallback.ts';
 import { planRoute } from '../../routing/plan-route.ts';
 import { requireRequestAllowed } from '../../routing/requested-model.ts';
-import { automaticCachingFor } from '../../routing/prompt-caching.ts';
+import { automaticCachingFor, promptCacheKeyFor } from '../../routing/prompt-caching.ts';
 import type { ChatWire, ParsedChat } from '../../formats/chat-wire.ts';
 import type { GatewayDeps } from '../gateway-deps.ts';
 import type { Ending, RequestLifecycle } from '../request-lifecycle.ts';
@@ -54,6 +54,7 @@ export async function serveChat<Parsed extends ParsedChat>(
   const started: { usage?: Usage } = {};
   const jsonTexts = jsonTextsOf(request.body);
   const automaticCaching = automaticCachingFor(deps.config, key, plan.alias);
+  const promptCacheKey = automaticCaching ? promptCacheKeyFor(key.id, parsed.request) : undefined;
   const caller: CandidateCaller = {
     providerFor: (model) => deps.providers.forModel(model),
     callFor: (model) => {
@@ -66,6 +67,7 @@ export async function serveChat<Parsed extends ParsedChat>(
         maxOutputTokens: outputCapFor(parsed.request, model),
         signal,
         automaticCaching,
+        promptCacheKey,
         warn: (message) => metered.warn(model.id, message),
         onInputUsage: (usage) => (started.usage = usage),
         jsonTexts,
