@@ -51,9 +51,11 @@ export async function bundleServer(out, entryPoints) {
     packages: 'external',
     ...common,
   });
-  // The counting thread's cl100k ranks, gpt-tokenizer's own, as JSON (src/tokens/cl100k-counter-thread.mjs).
+  // The counting thread's cl100k and o200k ranks, gpt-tokenizer's own, as JSON (src/tokens/cl100k-counter-thread.mjs).
   const { default: cl100kRanks } = await import('gpt-tokenizer/esm/bpeRanks/cl100k_base');
   writeFileSync(join(out, 'cl100k-ranks.json'), JSON.stringify(cl100kRanks));
+  const { default: o200kRanks } = await import('gpt-tokenizer/esm/bpeRanks/o200k_base');
+  writeFileSync(join(out, 'o200k-ranks.json'), JSON.stringify(o200kRanks));
   // The storage schemas' .sql files, read at run time relative to the chunk that reads them: the
   // chunks stand in `out` where src/storage/ stands in the sources (src/storage/schema-files.ts).
   for (const backend of ['postgres', 'sqlite']) {

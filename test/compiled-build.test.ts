@@ -32,9 +32,11 @@ test('the compiled build loads no TypeScript compiler or loader, and bin/gateway
     [],
     'no TypeScript source is imported',
   );
-  // The counting thread reads gpt-tokenizer's cl100k ranks from JSON the build wrote beside it.
+  // The counting thread reads gpt-tokenizer's cl100k and o200k ranks from JSON the build wrote beside it.
   const { default: ranks } = await import('gpt-tokenizer/esm/bpeRanks/cl100k_base');
   assert.deepEqual(JSON.parse(readFileSync(join(directory, 'cl100k-ranks.json'), 'utf8')), ranks);
+  const { default: o200kRanks } = await import('gpt-tokenizer/esm/bpeRanks/o200k_base');
+  assert.deepEqual(JSON.parse(readFileSync(join(directory, 'o200k-ranks.json'), 'utf8')), o200kRanks);
   const help = spawnSync(process.execPath, ['bin/gateway.js', '--help'], { encoding: 'utf8' });
   assert.equal(help.status, 0, help.stderr);
   assert.match(help.stdout, /Usage: gateway <command>/);

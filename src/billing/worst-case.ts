@@ -86,7 +86,7 @@ export async function reserveWorstCase(metered: MeteredRequest, prompt: PromptMe
     const atLeast = new Map(await Promise.all(candidates.map(async (model) => [model, await prompt.ceilingAtLeast(model)] as const)));
     const lowest = worstCaseOf(prompt.request, candidates, (model) => atLeast.get(model)!);
     if (lowest > remainingNano) return lowest;
-    await prompt.count();
+    await prompt.count(candidates);
     metered.estimatedCostNano = estimatedCallCost(prompt, candidates);
     return worstCaseCost(prompt, candidates);
   });
