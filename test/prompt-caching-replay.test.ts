@@ -101,6 +101,9 @@ describe('a recorded Codex session on an Anthropic-kind model', () => {
       // The same prompt either way: caching changes its price, not its size.
       assert.equal(receipt.usage.prompt_tokens, uncached.receipts[index]!.usage.prompt_tokens);
     });
+    // Codex's own prompt_cache_key is what the breakpoints do for an Anthropic model: not a dropped setting.
+    for (const receipt of cached.receipts)
+      assert.ok(!receipt.warnings.some((warning) => warning.includes('prompt_cache_key')), receipt.warnings.join('\n'));
     const first = cached.receipts[0]!.usage;
     assert.equal(first.cached_tokens, 0);
     assert.ok(first.cache_write_tokens > 1_024, 'the first request writes the tools, instructions and first turn');
@@ -118,6 +121,9 @@ describe('a recorded Codex session on an Anthropic-kind model', () => {
     const prompt = uncached.receipts.reduce((sum, receipt) => sum + receipt.usage.prompt_tokens, 0);
     t.diagnostic(
       `${session.input_lengths.length} requests, ${prompt} prompt tokens: without caching ${without} nano-USD, with ${withCaching} nano-USD (${((100 * withCaching) / without).toFixed(1)}%)`,
+    );
+    t.diagnostic(
+      `the first request alone: without caching ${nanos(uncached.receipts[0]!.cost)} nano-USD, with ${nanos(cached.receipts[0]!.cost)} nano-USD`,
     );
     assert.ok(withCaching * 2 < without, `${withCaching} vs ${without}`);
   });
