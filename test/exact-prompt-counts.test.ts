@@ -9,10 +9,12 @@ import { startHarness, type Harness } from './helpers/gateway-harness.ts';
  * balance than the byte or cl100k bound would.
  */
 const withModel = (price: string) => (text: string) =>
-  text.replace('price: { input: "0.40", cached_input: "0.10", output: "1.60" }', `price: ${price}`).replace(
-    'models:\n',
-    `models:\n  - { id: up/gpt-4o-mini, provider: up, upstream: gpt-4o-mini, price: ${price}, context_window: 128000, max_output_tokens: 16000, capabilities: { tools: true, vision: true, reasoning: false } }\n`,
-  );
+  text
+    .replace('price: { input: "0.40", cached_input: "0.10", output: "1.60" }', `price: ${price}`)
+    .replace(
+      'models:\n',
+      `models:\n  - { id: up/gpt-4o-mini, provider: up, upstream: gpt-4o-mini, price: ${price}, context_window: 128000, max_output_tokens: 16000, capabilities: { tools: true, vision: true, reasoning: false } }\n`,
+    );
 
 const essay = Array.from(
   { length: 300 },

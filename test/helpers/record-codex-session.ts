@@ -5,7 +5,7 @@
  * in-process gateway whose svc/balanced answers from the fake Anthropic provider, scripted to
  * call `exec_command` TURNS times (reading the project's files) and then to answer.
  *
- *   node --import tsx test/helpers/record-codex-session.ts
+ *   node --import tsx test/helpers/record-codex-session.ts && npx prettier --write test/fixtures/codex-tool-loop-session.json
  */
 import { spawn } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
