@@ -33,9 +33,11 @@ test('the compiled build loads no TypeScript compiler or loader, and bin/gateway
     [],
     'no TypeScript source is imported',
   );
-  // The counting thread reads gpt-tokenizer's cl100k ranks from JSON the build wrote beside it.
+  // The counting thread reads gpt-tokenizer's cl100k and o200k ranks from JSON the build wrote beside it.
   const { default: ranks } = await import('gpt-tokenizer/esm/bpeRanks/cl100k_base');
   assert.deepEqual(JSON.parse(readFileSync(join(directory, 'cl100k-ranks.json'), 'utf8')), ranks);
+  const { default: o200kRanks } = await import('gpt-tokenizer/esm/bpeRanks/o200k_base');
+  assert.deepEqual(JSON.parse(readFileSync(join(directory, 'o200k-ranks.json'), 'utf8')), o200kRanks);
   // The price catalog's providers as JSON, which the bundle reads instead of the package's module.
   assert.deepEqual(JSON.parse(readFileSync(join(directory, 'catalog-data.json'), 'utf8')), catalogSnapshot());
   assert.ok(!packages.includes('@pydantic/genai-prices'), 'the compiled build never imports the catalog package');

@@ -4,7 +4,7 @@ import { parseConfig } from '../config/load-config.ts';
 import type { PromptMeasure } from '../tokens/token-estimate.ts';
 import type { ChatRequest } from '../canonical/chat-request.ts';
 import { costOfCall, pricesOf } from './price-usage.ts';
-import { worstCaseCost } from './worst-case.ts';
+import { estimatedCallCost, worstCaseCost } from './worst-case.ts';
 
 // claude-sonnet-4-5 from the catalog: $3 / $0.30 / $3.75 / $15 per 1M tokens, and
 // $6 / $0.60 / $7.50 / $22.50 for every token of a request whose prompt passes 200,000 tokens.
@@ -62,11 +62,13 @@ function promptBoundedBy(tokens: number, maxOutputTokens: number): PromptMeasure
   return { request, ceiling: () => tokens } as unknown as PromptMeasure;
 }
 
-test("the hold's worst case uses the dearest tier the prompt's bound can reach", () => {
-  // Bound 150,000: 150,000 x $3 + 1,000 x $15 = $0.45 + $0.015 = $0.465.
-  assert.equal(worstCaseCost(promptBoundedBy(150_000, 1_000), [sonnet]), 465_000_000);
-  // Bound 250,000: 250,000 x $6 + 1,000 x $22.50 = $1.50 + $0.0225 = $1.5225.
-  assert.equal(worstCaseCost(promptBoundedBy(250_000, 1_000), [sonnet]), 1_522_500_000);
-  // Without max_tokens, the model's 64,000: 250,000 x $6 + 64,000 x $22.50 = $1.50 + $1.44 = $2.94.
-  assert.equal(worstCaseCost(promptBoundedBy(250_000, undefined as unknown as number), [sonnet]), 2_940_000_000);
+test("the hold's worst case uses the dearest tier the prompt's bound can reach, every input token at the cache-write price", () => {
+  // Bound 150,000: 150,000 x $3.75 (a cache write) + 1,000 x $15 = $0.5625 + $0.015 = $0.5775.
+  assert.equal(worstCaseCost(promptBoundedBy(150_000, 1_000), [sonnet]), 577_500_000);
+  // Bound 250,000: 250,000 x $7.50 + 1,000 x $22.50 = $1.875 + $0.0225 = $1.8975.
+  assert.equal(worstCaseCost(promptBoundedBy(250_000, 1_000), [sonnet]), 1_897_500_000);
+  // Without max_tokens, the model's 64,000: 250,000 x $7.50 + 64,000 x $22.50 = $1.875 + $1.44 = $3.315.
+  assert.equal(worstCaseCost(promptBoundedBy(250_000, undefined as unknown as number), [sonnet]), 3_315_000_000);
+  // What a request whose process died is charged: the prompt at the input price, no cache write assumed.
+  assert.equal(estimatedCallCost(promptBoundedBy(150_000, 1_000), [sonnet]), 450_000_000);
 });

@@ -18,15 +18,20 @@ export function worstCaseCost(prompt: PromptMeasure, candidates: ModelConfig[]):
 
 /**
  * The most a prompt of up to `inputTokens` can pay per token: the dearest of the tiers it can
- * reach, each price on its own (a tier is reached when the prompt passes its size).
+ * reach, each price on its own (a tier is reached when the prompt passes its size). An input
+ * token written to the provider's cache pays the cache-write price (Anthropic: 1.25x input), which
+ * any request can do (the gateway's breakpoints, a client's own): with `cacheWrites`, the input
+ * price is the dearer of the two.
  */
-export function worstPricesFor(model: ModelConfig, inputTokens: number): AppliedPrices {
-  if (!model.priceTiers.length) return model.price;
-  let input = model.price.inputNanoPerMillion;
+export function worstPricesFor(model: ModelConfig, inputTokens: number, cacheWrites = true): AppliedPrices {
+  const inputOf = (prices: AppliedPrices) =>
+    cacheWrites ? Math.max(prices.inputNanoPerMillion, prices.cacheWriteNanoPerMillion) : prices.inputNanoPerMillion;
+  if (!model.priceTiers.length) return { ...model.price, inputNanoPerMillion: inputOf(model.price) };
+  let input = inputOf(model.price);
   let output = model.price.outputNanoPerMillion;
   for (const tier of model.priceTiers) {
     if (inputTokens <= tier.aboveInputTokens) break;
-    input = Math.max(input, tier.price.inputNanoPerMillion);
+    input = Math.max(input, inputOf(tier.price));
     output = Math.max(output, tier.price.outputNanoPerMillion);
   }
   const reached = tierPricesFor(model, inputTokens);
@@ -62,7 +67,7 @@ export function estimatedCallCost(prompt: PromptMeasure, candidates: ModelConfig
   const first = candidates[0];
   if (!first) return 0;
   const tokens = prompt.ceiling(first);
-  return costOfParts([[tokens, worstPricesFor(first, tokens).inputNanoPerMillion]]);
+  return costOfParts([[tokens, worstPricesFor(first, tokens, false).inputNanoPerMillion]]);
 }
 
 /**
@@ -71,7 +76,7 @@ export function estimatedCallCost(prompt: PromptMeasure, candidates: ModelConfig
  */
 export function estimatedFixCallCost(inputTokens: number, candidates: readonly ModelConfig[]): number {
   const first = candidates[0];
-  return first ? costOfParts([[inputTokens, worstPricesFor(first, inputTokens).inputNanoPerMillion]]) : 0;
+  return first ? costOfParts([[inputTokens, worstPricesFor(first, inputTokens, false).inputNanoPerMillion]]) : 0;
 }
 
 /**
@@ -86,7 +91,7 @@ export async function reserveWorstCase(metered: MeteredRequest, prompt: PromptMe
     const atLeast = new Map(await Promise.all(candidates.map(async (model) => [model, await prompt.ceilingAtLeast(model)] as const)));
     const lowest = worstCaseOf(prompt.request, candidates, (model) => atLeast.get(model)!);
     if (lowest > remainingNano) return lowest;
-    await prompt.count();
+    await prompt.count(candidates);
     metered.estimatedCostNano = estimatedCallCost(prompt, candidates);
     return worstCaseCost(prompt, candidates);
   });

@@ -21,6 +21,8 @@ export interface RequestOptions {
   anthropic?: {
     /** Beta features the client enabled (the anthropic-beta header). */
     betas?: string[];
+    /** The API version the client asked for (the anthropic-version header). */
+    version?: string;
     /** A thinking budget the client set itself (budget_tokens); used over the reasoning level's. */
     thinkingBudgetTokens?: number;
   };

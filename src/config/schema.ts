@@ -58,6 +58,8 @@ const provider = z
      * config). Default: the vendor whose API the base URL is, else anthropic or openai by kind.
      */
     catalog: z.enum(['none', ...CATALOG_VENDORS]).optional(),
+    /** Send a prompt_cache_key the gateway derives when the client sent none; default: the provider is OpenAI's API. */
+    prompt_cache_key: z.boolean().optional(),
     simulated: z
       .object({
         latency_ms: z.number().int().nonnegative().default(200),
@@ -82,6 +84,7 @@ const provider = z
     connections: value.connections,
     headers: value.headers,
     catalog: value.catalog ?? vendorOfBaseUrl(value.base_url ?? '') ?? (value.kind === 'simulated' ? 'none' : value.kind),
+    promptCacheKey: value.prompt_cache_key ?? (value.kind === 'openai' && vendorOfBaseUrl(value.base_url ?? '') === 'openai'),
     simulated: {
       latencyMs: value.simulated.latency_ms,
       tokensPerSecond: value.simulated.tokens_per_second,
@@ -170,8 +173,20 @@ const alias = z
     candidates: z.array(z.string()).min(1),
     /** Default: the contract's level for the svc/* aliases, medium for others. */
     reasoning: reasoningEffort.optional(),
+    /** Automatic prompt-cache breakpoints for this alias; default: `prompt_caching.automatic`. */
+    prompt_caching: z.boolean().optional(),
   })
   .strict();
+
+const promptCaching = z
+  .object({
+    /** Breakpoints placed by the gateway on Anthropic-kind requests that mark none. */
+    automatic: z.boolean().default(true),
+    /** Per key (its id or display prefix): overrides the alias's and the default. */
+    keys: z.record(z.string().min(1), z.boolean()).default({}),
+  })
+  .strict()
+  .default({});
 
 const modelRule = z
   .object({
@@ -283,6 +298,7 @@ export const configSchema = z
     aliases: z.record(z.string().regex(/^[a-z0-9][a-z0-9._-]*\/[a-z0-9][a-z0-9._-]*$/, 'must look like team/name'), alias),
     /** Names tools send mapped to an alias or a model id; first match wins. */
     model_rules: z.array(modelRule).default([]),
+    prompt_caching: promptCaching,
   })
   .strict()
   .superRefine((config, context) => {
@@ -322,9 +338,11 @@ export const configSchema = z
   .transform((config, context) => {
     const resolved = resolveConfiguredModels(config.providers, config.models, config.aliases, config.model_rules);
     for (const issue of resolved.issues) context.addIssue({ code: 'custom', path: issue.path, message: issue.message });
-    const aliases: Record<string, { candidates: string[]; reasoning: ReasoningEffort }> = {};
+    const aliases: Record<string, AliasConfig> = {};
     for (const [name, entry] of Object.entries(config.aliases)) {
-      aliases[name] = { candidates: entry.candidates, reasoning: entry.reasoning ?? ALIAS_REASONING[name] ?? 'medium' };
+      const resolvedAlias: AliasConfig = { candidates: entry.candidates, reasoning: entry.reasoning ?? ALIAS_REASONING[name] ?? 'medium' };
+      if (entry.prompt_caching !== undefined) resolvedAlias.promptCaching = entry.prompt_caching;
+      aliases[name] = resolvedAlias;
     }
     return {
       server: config.server,
@@ -339,6 +357,7 @@ export const configSchema = z
       wildcards: resolved.wildcards,
       aliases: aliases as Record<AliasName, AliasConfig> & Record<string, AliasConfig>,
       modelRules: resolved.rules,
+      promptCaching: config.prompt_caching,
       /** Configured prices that differ from the catalog's, logged at start. */
       catalogWarnings: resolved.warnings,
     };
@@ -347,6 +366,8 @@ export const configSchema = z
 interface AliasConfig {
   candidates: string[];
   reasoning: ReasoningEffort;
+  /** Automatic prompt caching for this alias, when set. */
+  promptCaching?: boolean;
 }
 
 export type GatewayConfig = z.output<typeof configSchema>;

@@ -19,6 +19,8 @@ const TRANSLATIONS: Record<PassThroughFormat, Record<string, (value: unknown) =>
   // OpenAI fields reaching an Anthropic model.
   openai: {
     user: (value) => (typeof value === 'string' ? { metadata: { user_id: value } } : null),
+    // Anthropic keys its cache by the prefix itself, which the gateway marks (place-cache-breakpoints.ts): nothing to send.
+    prompt_cache_key: () => ({}),
     service_tier: (value) => (typeof value === 'string' && SHARED_SERVICE_TIERS.has(value) ? { service_tier: value } : null),
   },
 };

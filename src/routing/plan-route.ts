@@ -12,6 +12,8 @@ export interface RoutePlan {
   skipped: Attempt[];
   /** Reasoning level asked for, or the alias default. */
   reasoningEffort?: ReasoningEffort;
+  /** The alias the request was served through, if any. */
+  alias?: string;
 }
 
 function hasImages(request: ChatRequest): boolean {
@@ -93,5 +95,6 @@ export async function planRoute(catalog: ModelCatalog, requested: string, prompt
     candidates: routing.fallback ? ordered : ordered.slice(0, 1),
     skipped,
     reasoningEffort: request.reasoningEffort === 'none' ? undefined : (request.reasoningEffort ?? alias?.reasoning),
+    ...(alias ? { alias: alias.name } : {}),
   };
 }

@@ -36,9 +36,12 @@ const counting = new ThreadJobs<{ id: number; counts: number[] }>(
   { resourceLimits: { maxYoungGenerationSizeMb: 2 } },
 );
 
-async function countOnThread(chunks: string[]): Promise<number[]> {
+/** The tokenizers the gateway counts with: cl100k_base for its bounds, o200k_base for OpenAI's current models. */
+export type Encoding = 'cl100k_base' | 'o200k_base';
+
+async function countOnThread(chunks: string[], encoding: Encoding): Promise<number[]> {
   const { id, reply } = counting.open();
-  counting.post({ id, chunks });
+  counting.post(encoding === 'cl100k_base' ? { id, chunks } : { id, chunks, encoding });
   return (await reply).counts;
 }
 
@@ -165,6 +168,11 @@ export class TextTokenCache {
 /** The process-wide cache: 25M characters is at most ~50 MB of strings. */
 export const textTokenCache = new TextTokenCache(25_000_000, 64);
 
+/** The same for o200k counts, which only prompts for OpenAI's current models need. */
+export const o200kTokenCache = new TextTokenCache(10_000_000, 64);
+
+const cacheOf = (encoding: Encoding) => (encoding === 'cl100k_base' ? textTokenCache : o200kTokenCache);
+
 /** Characters given to the tokenizer so far; tests read it to see cache hits. */
 export const tokenizerWork = { characters: 0 };
 
@@ -175,21 +183,29 @@ export interface TextCount {
 }
 
 /**
- * cl100k tokens of `texts` together. With `stopAbove`, stops as soon as the count so far plus the
+ * cl100k tokens (or `encoding`'s) of `texts` together. With `stopAbove` (cl100k only), stops as soon as the count so far plus the
  * lower bound of what is left passes it (the answer is then only known to be above it);
  * `floors` are the texts' `tokenFloors` when the caller has them. Chunks are counted apart, so
  * the floors of the chunks counted can be taken off the texts' floor: what is left stays a lower
  * bound of the rest (a text's floor is at most the sum of its chunks' floors).
  */
-export async function countTexts(texts: readonly string[], stopAbove = Infinity, floors?: readonly number[]): Promise<TextCount> {
+export async function countTexts(
+  texts: readonly string[],
+  stopAbove = Infinity,
+  floors?: readonly number[],
+  encoding: Encoding = 'cl100k_base',
+): Promise<TextCount> {
   const stops = stopAbove !== Infinity;
+  const cache = cacheOf(encoding);
+  // The cut points and whitespace runs are cl100k's; o200k's pre-tokenizer splits at the same places.
+  const runTokens = encoding === 'cl100k_base' ? whitespaceRunTokens : () => undefined;
   let tokens = 0;
   // The same chunk again (a long run of one character) is counted and weighed once.
   const repeated = new Map<string, { count: number; floor: number }>();
   let floorLeft = 0;
   if (stops) for (const [index, text] of texts.entries()) floorLeft += floors?.[index] ?? tokenFloor(text);
   for (const [index, text] of texts.entries()) {
-    const cached = textTokenCache.get(text);
+    const cached = cache.get(text);
     if (cached !== undefined) {
       tokens += cached;
       if (stops) floorLeft -= floors?.[index] ?? tokenFloor(text);
@@ -201,9 +217,9 @@ export async function countTexts(texts: readonly string[], stopAbove = Infinity,
       const counts = new Map<string, { count: number; floor: number }>();
       const fresh = [...new Set(batch.filter((chunk) => !repeated.has(chunk)))];
       // Runs of one whitespace character are counted without the tokenizer (whitespaceRunTokens).
-      const runs = fresh.map(whitespaceRunTokens);
+      const runs = fresh.map(runTokens);
       const tokenized = fresh.filter((_, at) => runs[at] === undefined);
-      const tokenizedCounts = tokenized.length > 0 ? await countOnThread(tokenized) : [];
+      const tokenizedCounts = tokenized.length > 0 ? await countOnThread(tokenized, encoding) : [];
       let next = 0;
       fresh.forEach((chunk, at) => {
         let count = runs[at];
@@ -225,7 +241,7 @@ export async function countTexts(texts: readonly string[], stopAbove = Infinity,
       // Batches of repeated chunks need no thread: give the event loop back between them too.
       if (sliceSpent()) await nextSlice();
     }
-    textTokenCache.remember(text, textTokens);
+    cache.remember(text, textTokens);
     tokens += textTokens;
   }
   return { tokens, complete: true };

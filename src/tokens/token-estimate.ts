@@ -1,13 +1,17 @@
-import { countTexts, MEASURE_SLICE, tokenFloors, utf8Bytes, utf8BytesInSlices } from './text-token-count.ts';
-import type { ChatRequest, ContentPart } from '../canonical/chat-request.ts';
+import { countTexts, MEASURE_SLICE, tokenFloors, utf8Bytes, utf8BytesInSlices, type Encoding } from './text-token-count.ts';
+import { toolResultText, type ChatRequest, type ContentPart } from '../canonical/chat-request.ts';
+import { openAIChatPieces, openAIEncodingFor, type CountedMessage } from './openai-chat-count.ts';
 
 /**
  * Token counts the gateway makes itself: the input upper bound a hold is based on, and a fair
  * count of output forwarded before a stream was cut short.
  *
- * Counts use cl100k_base. It is less efficient than o200k_base (OpenAI's current models) on
+ * Bounds use cl100k_base. It is less efficient than o200k_base (OpenAI's current models) on
  * non-Latin text and close to it on English and code, so it is the safer base for OpenAI; the
  * margin covers Claude's own tokenizer, which is not public and counts somewhat above cl100k.
+ * For a model whose tokenizer is known (OpenAI's, by name: openai-chat-count.ts), the fair count is
+ * that tokenizer's with the chat format's framing, what the provider reports for text and tool
+ * prompts, and once made it bounds the hold too, with a small margin.
  */
 
 /** Multiplier over cl100k counts of the input text, tool schemas and tool calls. */
@@ -22,6 +26,10 @@ export const TOOL_USE_OVERHEAD = 500;
 const PER_TOOL_OVERHEAD = 8;
 /** Framing of each tool call in an assistant message (id, type, separators). */
 const PER_TOOL_CALL_OVERHEAD = 8;
+/** Multiplier over an exact count in a hold: for tool calls and schemas, which the cookbook's recipe does not cover. */
+export const EXACT_MARGIN = 1.05;
+/** Least share of cl100k's floor a model's own tokenizer may count: o200k takes about 0.6 of cl100k's tokens on the least English of texts. */
+const OWN_TOKENIZER_FLOOR = 0.5;
 
 /** What an input estimate is made of, before the margin and the model's image size apply. */
 interface InputMeasure {
@@ -87,9 +95,44 @@ function collectInput(request: ChatRequest): Omit<InputMeasure, 'textBytes'> {
   return { texts, framingTokens, images };
 }
 
-/** What a count needs to know of the model (a configured model fits): its image size. */
+/** What a count needs to know of the model (a configured model fits): its image size, and its name for its tokenizer. */
 export interface TokenCountingModel {
   maxImageTokens: number;
+  upstream?: string;
+}
+
+const encodingOf = (model: TokenCountingModel): Encoding | undefined =>
+  model.upstream === undefined ? undefined : openAIEncodingFor(model.upstream);
+
+/** The request as OpenAI's chat format counts it (what convert-to-openai-request.ts sends). */
+function chatPieces(request: ChatRequest, encoding: Encoding): { texts: string[]; framing: number; images: number } {
+  let images = 0;
+  const partTexts = (parts: ContentPart[]) =>
+    parts.flatMap((part) => {
+      if (part.type === 'text') return [part.text];
+      images++;
+      return [];
+    });
+  const messages: CountedMessage[] = request.messages.map((message) => {
+    switch (message.role) {
+      case 'user':
+        return { role: 'user', content: partTexts(message.content) };
+      case 'tool':
+        if (typeof message.content !== 'string') images += message.content.filter((part) => part.type === 'image').length;
+        return { role: 'tool', content: [toolResultText(message.content)] };
+      case 'assistant':
+        return { role: 'assistant', content: [message.content ?? '', ...(message.toolCalls ?? []).flatMap((call) => [call.name, call.arguments])] };
+      default:
+        return { role: message.role, content: [message.content] };
+    }
+  });
+  // Function tools only, as they are sent (a provider's built-in tools are dropped).
+  const tools = (request.tools ?? []).filter(
+    (tool) => tool.extra?.type === undefined || tool.extra.type === 'custom' || tool.extra.type === 'function',
+  );
+  const pieces = openAIChatPieces(messages, tools, encoding);
+  if (request.responseFormat?.type === 'json_schema') pieces.texts.push(JSON.stringify(request.responseFormat.schema));
+  return { ...pieces, images };
 }
 
 /**
@@ -100,6 +143,8 @@ export interface TokenCountingModel {
  */
 export class PromptMeasure {
   private measure: InputMeasure | undefined;
+  /** Exact counts per tokenizer, without images (the chat format's framing included). */
+  private readonly exact = new Map<Encoding, { tokens: number; images: number }>();
 
   constructor(readonly request: ChatRequest) {}
 
@@ -114,7 +159,10 @@ export class PromptMeasure {
   ceiling(model: TokenCountingModel): number {
     const measure = this.measured();
     const text = measure.textTokens === undefined ? measure.textBytes : Math.min(measure.textBytes, Math.ceil(measure.textTokens * INPUT_MARGIN));
-    return text + fixedTokens(measure, model);
+    const bound = text + fixedTokens(measure, model);
+    const encoding = encodingOf(model);
+    const exact = encoding && this.exact.get(encoding);
+    return exact ? Math.min(bound, Math.ceil(exact.tokens * EXACT_MARGIN) + exact.images * model.maxImageTokens) : bound;
   }
 
   /**
@@ -129,26 +177,48 @@ export class PromptMeasure {
       measure.textFloors = weighed.floors;
       measure.textFloor = weighed.total;
     }
-    return Math.min(measure.textBytes, Math.ceil(measure.textFloor * INPUT_MARGIN)) + fixedTokens(measure, model);
+    const least = Math.min(measure.textBytes, Math.ceil(measure.textFloor * INPUT_MARGIN)) + fixedTokens(measure, model);
+    // A model's own tokenizer may count fewer tokens than cl100k's floor (o200k on text other than English).
+    return encodingOf(model) ? Math.min(least, Math.ceil(measure.textFloor * OWN_TOKENIZER_FLOOR)) : least;
   }
 
-  /** Counts the prompt's text (in bounded slices, off the hot path's event loop turns); once. */
-  async count(): Promise<void> {
+  /**
+   * Counts the prompt's text (in bounded slices, off the hot path's event loop turns); once. With
+   * `models`, also with the tokenizer of each that has a known one, which `ceiling` then uses.
+   */
+  async count(models: readonly TokenCountingModel[] = []): Promise<void> {
     const measure = await this.measuredInSlices();
     if (measure.textTokens === undefined) measure.textTokens = (await countTexts(measure.texts)).tokens;
+    for (const model of models) await this.exactCount(model);
   }
 
   /** The counted upper bound: `ceiling` after `count`. */
   async estimate(model: TokenCountingModel): Promise<number> {
-    await this.count();
+    await this.count([model]);
     return this.ceiling(model);
+  }
+
+  /** The count with the model's own tokenizer and the chat format's framing, or undefined when its tokenizer is not known. */
+  private async exactCount(model: TokenCountingModel): Promise<number | undefined> {
+    const encoding = encodingOf(model);
+    if (!encoding) return undefined;
+    let exact = this.exact.get(encoding);
+    if (!exact) {
+      const pieces = chatPieces(this.request, encoding);
+      exact = { tokens: (await countTexts(pieces.texts, Infinity, undefined, encoding)).tokens + pieces.framing, images: pieces.images };
+      this.exact.set(encoding, exact);
+    }
+    return exact.tokens + exact.images * model.maxImageTokens;
   }
 
   /**
    * A fair count of the prompt, without the safety margin: what a cut-short request is billed
-   * for when the provider never reported usage, and what a client is told the prompt counts.
+   * for when the provider never reported usage, and what a client is told the prompt counts
+   * (message_start). With the model's own tokenizer when it is known: what the provider reports.
    */
   async fairCount(model: TokenCountingModel): Promise<number> {
+    const exact = await this.exactCount(model);
+    if (exact !== undefined) return exact;
     await this.count();
     const measure = this.measured();
     return measure.textTokens! + fixedTokens(measure, model);

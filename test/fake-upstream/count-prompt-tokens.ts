@@ -6,8 +6,10 @@ import { countTokens as countO200k } from 'gpt-tokenizer/encoding/o200k_base';
  * real providers count, so tests can hold the gateway's estimates against them.
  *
  * OpenAI (https://platform.openai.com/docs/guides/vision, the cookbook's "How to count tokens"):
- * o200k_base over the text of every message, 3 tokens per message, 3 to prime the answer; tool
- * definitions as o200k_base of their JSON; an image at high detail as 85 + 170 per 512 px tile,
+ * o200k_base over the role and text of every message, 3 tokens per message, 3 to prime the
+ * answer; function tools by the cookbook's recipe (7 per function plus `name:description`, 3 and
+ * `name:type:description` per parameter, enum values, 12 at the end; nested schemas as their
+ * JSON); an image at high detail as 85 + 170 per 512 px tile,
  * here always a 1024x1024 image (4 tiles, 765 tokens), 85 at low detail.
  *
  * Anthropic's tokenizer is not public. Stand-ins: cl100k_base x 1.15 over the system prompt,
@@ -51,7 +53,7 @@ export function countOpenAiPromptTokens(body: Json): number {
   let tokens = OPENAI_PRIMING;
   for (const message of arrayOf(body.messages)) {
     if (!isObject(message)) continue;
-    tokens += OPENAI_PER_MESSAGE;
+    tokens += OPENAI_PER_MESSAGE + openAiTextTokens(stringOf(message.role));
     const content = message.content;
     if (typeof content === 'string') tokens += openAiTextTokens(content);
     for (const part of arrayOf(content)) {
@@ -67,7 +69,30 @@ export function countOpenAiPromptTokens(body: Json): number {
       tokens += openAiTextTokens(stringOf(fn.name)) + openAiTextTokens(stringOf(fn.arguments));
     }
   }
-  for (const tool of arrayOf(body.tools)) tokens += openAiTextTokens(JSON.stringify(tool));
+  const tools = arrayOf(body.tools);
+  for (const tool of tools) tokens += openAiToolTokens(isObject(tool) && isObject(tool.function) ? tool.function : {});
+  if (tools.length > 0) tokens += 12;
+  return tokens;
+}
+
+const withoutFinalPeriod = (text: string) => (text.endsWith('.') ? text.slice(0, -1) : text);
+
+/** One function tool, by the cookbook's recipe for o200k models. */
+function openAiToolTokens(fn: Json): number {
+  let tokens = 7 + openAiTextTokens(`${stringOf(fn.name)}:${withoutFinalPeriod(stringOf(fn.description))}`);
+  const properties = isObject(fn.parameters) && isObject(fn.parameters.properties) ? fn.parameters.properties : {};
+  const names = Object.keys(properties);
+  if (names.length > 0) tokens += 3;
+  for (const name of names) {
+    const property = isObject(properties[name]) ? properties[name] : {};
+    tokens += 3;
+    if (Array.isArray(property.enum)) tokens += -3 + property.enum.reduce<number>((sum, item) => sum + 3 + openAiTextTokens(String(item)), 0);
+    const type = Array.isArray(property.type) ? property.type.join(',') : stringOf(property.type);
+    tokens += openAiTextTokens(`${name}:${type}:${withoutFinalPeriod(stringOf(property.description))}`);
+    for (const nested of ['properties', 'items', 'anyOf', 'oneOf']) {
+      if (property[nested] !== undefined) tokens += openAiTextTokens(JSON.stringify(property[nested]));
+    }
+  }
   return tokens;
 }
 
@@ -82,7 +107,8 @@ export function countAnthropicPromptTokens(body: Json): number {
   }
   const tools = arrayOf(body.tools);
   if (tools.length > 0) tokens += ANTHROPIC_TOOL_USE_PROMPT;
-  for (const tool of tools) tokens += anthropicTextTokens(JSON.stringify(tool));
+  // A breakpoint is not prompt: the tool counts as it would without one.
+  for (const tool of tools) tokens += anthropicTextTokens(JSON.stringify(isObject(tool) ? { ...tool, cache_control: undefined } : tool));
   return tokens;
 }
 

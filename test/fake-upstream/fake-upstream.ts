@@ -3,6 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { setMaxListeners } from 'node:events';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { anthropicFormat } from './anthropic-format.ts';
+import { AnthropicPromptCache } from './anthropic-prompt-cache.ts';
 import { openAiFormat } from './openai-format.ts';
 import { defaultReply, resolveReply, type ScriptedReply } from './scripted-reply.ts';
 import { serializeEvent, type WireEvent, type WireFormat } from './wire-format.ts';
@@ -54,6 +55,8 @@ class FakeUpstreamServer implements FakeUpstream {
   readonly requests: RecordedRequest[] = [];
   private readonly server: Server;
   private readonly scripts = new Map<string, ScriptedReply[]>();
+  /** The Anthropic side's prompt cache: what breakpoints of earlier requests wrote. */
+  private readonly promptCache = new AnthropicPromptCache();
   // Ends every pending delay when the fake closes, so no timer keeps the test process alive.
   private readonly closing = new AbortController();
   // Responses the fake destroyed on purpose; their closing is not a client abort.
@@ -116,6 +119,7 @@ class FakeUpstreamServer implements FakeUpstream {
 
   reset(): void {
     this.scripts.clear();
+    this.promptCache.clear();
     this.requests.length = 0;
     this.aborted = 0;
     this.connections = 0;
@@ -151,10 +155,21 @@ class FakeUpstreamServer implements FakeUpstream {
       const errorBody = reply.errorBody ?? format.errorBody(reply.status);
       return sendJson(response, reply.status, errorBody, headers);
     }
-    const resolved = resolveReply(reply, model, body, format);
+    const resolved = resolveReply(this.withCacheUsage(reply, body, format), model, body, format);
     if (body.stream === true) return this.stream(response, format.streamEvents(resolved, body), reply, format, headers);
     if (reply.malformed) return sendText(response, 200, '{"id":"msg_broken","content":[{"type":"te', headers);
     return sendJson(response, reply.status ?? 200, format.body(resolved, body), headers);
+  }
+
+  /** An Anthropic reply whose script sets no cache counts reports what the prompt cache read and wrote. */
+  private withCacheUsage(reply: ScriptedReply, body: Record<string, unknown>, format: WireFormat): ScriptedReply {
+    if (format !== anthropicFormat || reply.usage?.cached !== undefined || reply.usage?.cacheWrite !== undefined) return reply;
+    const { cached, cacheWrite } = this.promptCache.account(body);
+    if (cached === 0 && cacheWrite === 0) return reply;
+    // Never more than the whole prompt (which counts the system blocks joined, the cache each one).
+    const prompt = reply.usage?.prompt ?? format.countPromptTokens(body);
+    const read = Math.min(cached, prompt);
+    return { ...reply, usage: { ...reply.usage, prompt, cached: read, cacheWrite: Math.min(cacheWrite, prompt - read) } };
   }
 
   private async stream(

@@ -4,6 +4,7 @@ import type { AnthropicMessagesBody, AnthropicRequestMessage, AnthropicTool, Ant
 import { convertToAnthropicMessages } from './convert-to-anthropic-messages.ts';
 import { passThroughFor } from '../pass-through.ts';
 import { planStructuredOutput } from './structured-output.ts';
+import { hasCacheBreakpoints, minimumCacheableTokens, placeCacheBreakpoints } from './place-cache-breakpoints.ts';
 
 export interface AnthropicRequestInput {
   request: ChatRequest;
@@ -12,6 +13,8 @@ export interface AnthropicRequestInput {
   maxOutputTokens: number;
   /** Told of each client setting dropped in translation. */
   warn?: (message: string) => void;
+  /** Place cache breakpoints on a request that marks none (place-cache-breakpoints.ts). */
+  automaticCaching?: boolean;
 }
 
 /** Thinking budget per effort level, in tokens. */
@@ -62,6 +65,8 @@ export function convertToAnthropicRequest(input: AnthropicRequestInput): Anthrop
     if (request.topP !== undefined) body.top_p = request.topP;
     dropThinkingFromPrefill(messages);
   }
+  // A request that marks its own breakpoints is sent as marked (Claude Code marks its system prompt and last turn).
+  if (input.automaticCaching && !hasCacheBreakpoints(body)) placeCacheBreakpoints(body, minimumCacheableTokens(input.model.upstream));
   return body;
 }
 

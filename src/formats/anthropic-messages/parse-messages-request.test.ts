@@ -2,7 +2,7 @@ import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { GatewayError } from '../../errors/gateway-error.ts';
 import { image, redactedReasoning, signedReasoning, text, toolResult } from '../../testing/canonical-builders.ts';
-import { parseBetas, parseMessagesRequest } from './parse-messages-request.ts';
+import { parseBetas, parseMessagesRequest, parseVersion } from './parse-messages-request.ts';
 import { base64Image, urlImage } from './anthropic-wire-test-kit.ts';
 
 const base = { model: 'svc/balanced', max_tokens: 1024, messages: [{ role: 'user', content: 'hi' }] };
@@ -164,6 +164,12 @@ describe('request fields', () => {
     assert.equal(effort({ thinking: { type: 'enabled', budget_tokens: 4_096 } }), 'medium');
     assert.equal(effort({ thinking: { type: 'enabled', budget_tokens: 16_384 } }), 'xhigh');
     assert.equal(effort({ thinking: { type: 'enabled', budget_tokens: 31_999 }, output_config: { effort: 'low' } }), 'low');
+  });
+
+  test('the version from the anthropic-version header', () => {
+    assert.equal(parseVersion(' 2023-06-01 '), '2023-06-01');
+    assert.equal(parseVersion(undefined), undefined);
+    assert.equal(parseMessagesRequest(base, { version: '2023-06-01' }).request.providerOptions?.anthropic?.version, '2023-06-01');
   });
 
   test('betas from the anthropic-beta header', () => {

@@ -99,8 +99,14 @@ export function parseBetas(header: string | string[] | undefined): string[] | un
   return betas.length > 0 ? betas : undefined;
 }
 
+/** The anthropic-version header's value, if one was sent. */
+export function parseVersion(header: string | string[] | undefined): string | undefined {
+  const value = (Array.isArray(header) ? header[0] : header)?.trim();
+  return value || undefined;
+}
+
 /** Validate an Anthropic Messages body and translate it to the canonical request. */
-export function parseMessagesRequest(raw: unknown, options: { betas?: string[] } = {}): ParsedMessagesRequest {
+export function parseMessagesRequest(raw: unknown, options: { betas?: string[]; version?: string } = {}): ParsedMessagesRequest {
   const body = readMessagesBody(raw);
   const fields: Record<string, unknown> = {};
   for (const key in body) if (!KNOWN_FIELDS.has(key)) fields[key] = (body as Record<string, unknown>)[key];
@@ -126,6 +132,7 @@ export function parseMessagesRequest(raw: unknown, options: { betas?: string[] }
   // An Anthropic model gets the client's own budget back.
   if (effort !== 'none' && body.thinking?.type === 'enabled') anthropic.thinkingBudgetTokens = body.thinking.budget_tokens;
   if (options.betas?.length) anthropic.betas = options.betas;
+  if (options.version) anthropic.version = options.version;
   if (Object.keys(anthropic).length > 0) request.providerOptions = { anthropic };
 
   return { model: body.model, stream: body.stream === true, routing: { ...parseRouting(body.routing), clampMaxOutput: true }, request };

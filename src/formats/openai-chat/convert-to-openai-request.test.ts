@@ -9,17 +9,32 @@ import { convertToOpenAIRequest } from './convert-to-openai-request.ts';
 const model = { upstream: 'alpha', capabilities: { tools: true, vision: true, reasoning: false } } as ModelConfig;
 const cache = { type: 'ephemeral' };
 
-function convert(request: Partial<ChatRequest>, stream = false) {
+function convert(request: Partial<ChatRequest>, stream = false, warn?: (message: string) => void) {
   const call: ProviderCall = {
     request: { messages: [{ role: 'user', content: [{ type: 'text', text: 'hi' }] }], passThrough: { format: 'openai', fields: {} }, ...request },
     model,
     maxOutputTokens: 1_000,
     signal: new AbortController().signal,
+    ...(warn ? { warn } : {}),
   };
   return convertToOpenAIRequest(call, stream);
 }
 
 describe('a request that came in the Anthropic format', () => {
+  test('its betas: those whose effect the model has already pass without a word, the others are dropped with a warning each', () => {
+    const warnings: string[] = [];
+    const betas = ['claude-code-20250219', 'fine-grained-tool-streaming-2025-05-14', 'interleaved-thinking-2025-05-14', 'prompt-caching-2024-07-31'];
+    const body = convert({ providerOptions: { anthropic: { betas, version: '2023-06-01' } } }, true, (message) => warnings.push(message));
+    assert.deepEqual(warnings, [
+      'anthropic-beta claude-code-20250219: a beta with no equivalent for this model; dropped',
+      'anthropic-beta interleaved-thinking-2025-05-14: a beta with no equivalent for this model; dropped',
+    ]);
+    assert.equal(JSON.stringify(body).includes('beta'), false);
+    warnings.length = 0;
+    convert({ providerOptions: { anthropic: { version: '2022-01-01' } } }, false, (message) => warnings.push(message));
+    assert.deepEqual(warnings, ['anthropic-version 2022-01-01: answered in the shapes of 2023-06-01, the version the gateway speaks']);
+  });
+
   test('translates metadata.user_id to user and drops the fields OpenAI has no equivalent for', () => {
     const body = convert({
       passThrough: {

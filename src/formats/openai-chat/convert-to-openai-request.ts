@@ -7,6 +7,7 @@ import {
   type ToolDefinition,
 } from '../../canonical/chat-request.ts';
 import { passThroughFor } from '../pass-through.ts';
+import { warnAnthropicHeaders } from '../anthropic-betas.ts';
 import type { ProviderCall } from '../../providers/provider.ts';
 
 /** Gateway levels -> OpenAI reasoning_effort (https://platform.openai.com/docs/api-reference/chat/create). */
@@ -90,6 +91,7 @@ export function convertToOpenAIRequest(call: ProviderCall, stream: boolean): Rec
   const { request, model } = call;
   // Unknown client fields go first, so they can add to the body but never replace what we set.
   const fields = passThroughFor('openai', request.passThrough, call.warn);
+  warnAnthropicHeaders(request.providerOptions?.anthropic, call.warn);
   const body: Record<string, unknown> = { ...fields, model: model.upstream, messages: convertMessages(request.messages) };
   if (request.responseFormat) body.response_format = responseFormat(request.responseFormat);
   // Reasoning models reject max_tokens; others (and many compatible servers) expect it.

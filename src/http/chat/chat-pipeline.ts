@@ -9,6 +9,7 @@ import type { ChatResult, Usage } from '../../canonical/chat-result.ts';
 import { generateWithFallback, type CandidateCaller } from '../../routing/call-with-fallback.ts';
 import { planRoute } from '../../routing/plan-route.ts';
 import { requireRequestAllowed } from '../../routing/requested-model.ts';
+import { automaticCachingFor, promptCacheKeyFor } from '../../routing/prompt-caching.ts';
 import type { ChatWire, ParsedChat } from '../../formats/chat-wire.ts';
 import type { GatewayDeps } from '../gateway-deps.ts';
 import type { ModelCatalog } from '../../routing/model-catalog.ts';
@@ -73,6 +74,8 @@ async function serveChatWith<Parsed extends ParsedChat>(
   // The prompt count the answering candidate's stream gave before its content, if it gave one.
   const started: { usage?: Usage } = {};
   const jsonTexts = jsonTextsOf(request.body);
+  const automaticCaching = automaticCachingFor(deps.config, key, plan.alias);
+  const promptCacheKey = automaticCaching ? promptCacheKeyFor(key.id, parsed.request) : undefined;
   // One id and time for the answer, whichever candidate gives it: a relaying provider writes them into its events.
   const answer = { id: wire.answerId(request.requestId), created: Math.floor(Date.now() / 1000) };
   const caller: CandidateCaller = {
@@ -86,6 +89,8 @@ async function serveChatWith<Parsed extends ParsedChat>(
         reasoningEffort: model.capabilities.reasoning ? plan.reasoningEffort : undefined,
         maxOutputTokens: outputCapFor(parsed.request, model),
         signal,
+        automaticCaching,
+        promptCacheKey,
         warn: (message) => metered.warn(model.id, message),
         onInputUsage: (usage) => (started.usage = usage),
         jsonTexts,

@@ -152,6 +152,15 @@ describe('generate', () => {
     assert.equal(fake.requests[1]!.headers['anthropic-beta'], 'test-beta');
   });
 
+  test("sends the client's anthropic-version; one that is not a date stays behind with a warning", async () => {
+    const warnings: string[] = [];
+    await provider.generate(call({ providerOptions: { anthropic: { version: '2024-10-22' } } }));
+    await provider.generate(call({ providerOptions: { anthropic: { version: 'latest' } } }, { warn: (message) => warnings.push(message) }));
+    assert.equal(fake.requests[0]!.headers['anthropic-version'], '2024-10-22');
+    assert.equal(fake.requests[1]!.headers['anthropic-version'], '2023-06-01');
+    assert.deepEqual(warnings, ['anthropic-version latest: not a version; sent as 2023-06-01']);
+  });
+
   test('a body that is not JSON is an invalid response', async () => {
     fake.script(UPSTREAM, { malformed: true });
     await assert.rejects(provider.generate(call()), assertFailure('invalid_response'));

@@ -14,9 +14,7 @@ import { readAnthropicEvent } from '../../formats/anthropic-messages/parse-anthr
 import { relayedAnthropicEvent, relayedAnthropicText } from '../../formats/anthropic-messages/relay-anthropic-events.ts';
 import { RelayBatch } from '../../formats/relay-batch.ts';
 import { answersThroughJsonTool, JsonToolUnwrapper, unwrapJsonTool } from '../../formats/anthropic-messages/structured-output.ts';
-
-/** The API version this adapter's request and response shapes follow. */
-export const ANTHROPIC_VERSION = '2023-06-01';
+import { ANTHROPIC_VERSION } from '../../formats/anthropic-betas.ts';
 
 /**
  * An adapter for the Anthropic Messages API. `base_url` is the API origin without `/v1`,
@@ -34,9 +32,10 @@ export function createAnthropicProvider(config: ProviderConfig): ProviderAdapter
     ...(config.apiKey ? { 'x-api-key': config.apiKey } : {}),
     ...config.headers,
   };
+  const versionSet = Object.keys(config.headers).some((name) => name.toLowerCase() === 'anthropic-version');
 
   async function generate(call: ProviderCall): Promise<ChatResult> {
-    const response = await postJson(agent, url, headersFor(headers, call), requestBody(call, false), call.signal, call.jsonTexts);
+    const response = await postJson(agent, url, headersFor(headers, versionSet, call), requestBody(call, false), call.signal, call.jsonTexts);
     const body = await readJson(response, call.signal);
     try {
       const result = convertFromAnthropicMessage(body);
@@ -48,7 +47,7 @@ export function createAnthropicProvider(config: ProviderConfig): ProviderAdapter
 
   /** An async generator, so the request and its status check run on the first next(). */
   async function* stream(call: ProviderCall): AsyncGenerator<StreamPart> {
-    const response = await postJson(agent, url, headersFor(headers, call), requestBody(call, true), call.signal, call.jsonTexts);
+    const response = await postJson(agent, url, headersFor(headers, versionSet, call), requestBody(call, true), call.signal, call.jsonTexts);
     try {
       const contentType = String(response.headers['content-type'] ?? '');
       if (!contentType.includes('text/event-stream')) {
@@ -100,19 +99,28 @@ export function createAnthropicProvider(config: ProviderConfig): ProviderAdapter
   return { generate, stream, close: () => agent.close() };
 }
 
+/** A version as Anthropic names them (a date); anything else stays behind, with a warning. */
+const VERSION_SHAPE = /^\d{4}-\d{2}-\d{2}$/;
+
 /**
  * The betas an Anthropic client enabled go upstream with the configured ones: fields such as
- * `context_management` are refused without theirs.
+ * `context_management` are refused without theirs. Its anthropic-version goes too, unless the
+ * provider's config sets one.
  */
-function headersFor(headers: Record<string, string>, call: ProviderCall): Record<string, string> {
-  const betas = call.request.providerOptions?.anthropic?.betas;
-  if (!betas?.length) return headers;
-  const name = Object.keys(headers).find((key) => key.toLowerCase() === 'anthropic-beta') ?? 'anthropic-beta';
-  const configured = (headers[name] ?? '')
+function headersFor(headers: Record<string, string>, versionSet: boolean, call: ProviderCall): Record<string, string> {
+  const { betas, version } = call.request.providerOptions?.anthropic ?? {};
+  let sent = headers;
+  if (version !== undefined && version !== ANTHROPIC_VERSION && !versionSet) {
+    if (VERSION_SHAPE.test(version)) sent = { ...sent, 'anthropic-version': version };
+    else call.warn?.(`anthropic-version ${version}: not a version; sent as ${ANTHROPIC_VERSION}`);
+  }
+  if (!betas?.length) return sent;
+  const name = Object.keys(sent).find((key) => key.toLowerCase() === 'anthropic-beta') ?? 'anthropic-beta';
+  const configured = (sent[name] ?? '')
     .split(',')
     .map((beta) => beta.trim())
     .filter(Boolean);
-  return { ...headers, [name]: [...new Set([...configured, ...betas])].join(',') };
+  return { ...sent, [name]: [...new Set([...configured, ...betas])].join(',') };
 }
 
 function requestBody(call: ProviderCall, stream: boolean): AnthropicMessagesBody {

@@ -18,14 +18,21 @@ export function createOpenAICompatibleProvider(config: ProviderConfig): Provider
   const headers: Record<string, string> = { ...config.headers };
   if (config.apiKey) headers.authorization = `Bearer ${config.apiKey}`;
 
+  /** The body, with the gateway's prompt_cache_key where the provider takes one and the client sent none. */
+  function requestBody(call: ProviderCall, stream: boolean): Record<string, unknown> {
+    const body = convertToOpenAIRequest(call, stream);
+    if (config.promptCacheKey && call.promptCacheKey && body.prompt_cache_key === undefined) body.prompt_cache_key = call.promptCacheKey;
+    return body;
+  }
+
   async function generate(call: ProviderCall): Promise<ChatResult> {
-    const response = await postJson(agent, url, headers, convertToOpenAIRequest(call, false), call.signal, call.jsonTexts);
+    const response = await postJson(agent, url, headers, requestBody(call, false), call.signal, call.jsonTexts);
     return convertFromOpenAIResponse(await readJson(response, call.signal));
   }
 
   /** An async generator, so the request and its status check run on the first next(). */
   async function* stream(call: ProviderCall): AsyncGenerator<StreamPart> {
-    const response = await postJson(agent, url, headers, convertToOpenAIRequest(call, true), call.signal, call.jsonTexts);
+    const response = await postJson(agent, url, headers, requestBody(call, true), call.signal, call.jsonTexts);
     try {
       // A server that ignored `stream: true` answers with one JSON body; that is not a stream.
       const contentType = String(response.headers['content-type'] ?? '');
