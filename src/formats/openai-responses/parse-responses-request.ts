@@ -64,12 +64,16 @@ function responseFormat(text: ResponsesRequestBody['text']): ResponseFormat | un
 /** The Responses fields that chat completions have too, under the same names and meaning. */
 const CHAT_TWINS = ['user', 'safety_identifier', 'prompt_cache_key'] as const;
 
-/** Validate a Responses API body and translate it to the canonical request. */
-export function parseResponsesRequest(raw: unknown): ParsedResponsesRequest {
+/**
+ * Validate a Responses API body and translate it to the canonical request. A `prewarm` (a
+ * `generate: false` frame on a Responses socket) is answered by no model, so it needs no
+ * message to answer.
+ */
+export function parseResponsesRequest(raw: unknown, _headers?: unknown, options: { prewarm?: boolean } = {}): ParsedResponsesRequest {
   const body = readResponsesBody(raw);
   const instructions = body.instructions ?? undefined;
   const messages = translateInput(body.input, instructions);
-  if (!messages.some((message) => message.role !== 'system' && message.role !== 'developer')) {
+  if (!options.prewarm && !messages.some((message) => message.role !== 'system' && message.role !== 'developer')) {
     invalid('input has no message or tool output for the model to answer');
   }
   const { tools, origins } = translateTools(body.tools);

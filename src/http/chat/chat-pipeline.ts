@@ -13,12 +13,13 @@ import type { ChatWire, ParsedChat } from '../../formats/chat-wire.ts';
 import type { GatewayDeps } from '../gateway-deps.ts';
 import type { Ending, RequestLifecycle } from '../request-lifecycle.ts';
 import { jsonTextsOf } from '../body/parse-json-body.ts';
+import { httpExchange, type ChatExchange } from './chat-exchange.ts';
 import { streamAnswer, type ChatTurn } from './chat-stream.ts';
 
 /** The handler of a chat route in `wire`'s format: its request's lifecycle runs the pipeline. */
 export function chatHandler<Parsed extends ParsedChat>(deps: GatewayDeps, wire: ChatWire<Parsed>) {
   return (request: FastifyRequest, reply: FastifyReply): Promise<void> =>
-    request.lifecycle!.serve((lifecycle) => serveChat(deps, wire, lifecycle, request, reply));
+    request.lifecycle!.serve((lifecycle) => serveChat(deps, wire, lifecycle, httpExchange(request, reply)));
 }
 
 /**
@@ -30,13 +31,12 @@ export async function serveChat<Parsed extends ParsedChat>(
   deps: GatewayDeps,
   wire: ChatWire<Parsed>,
   lifecycle: RequestLifecycle,
-  request: FastifyRequest,
-  reply: FastifyReply,
+  exchange: ChatExchange,
 ): Promise<Ending> {
   const { meter: metered, signal } = lifecycle;
   const key = metered.start.key;
   requireScope(key, 'inference');
-  const parsed = wire.parse(request.body, request.headers);
+  const parsed = wire.parse(exchange.body, exchange.headers);
   metered.requestedModel = parsed.model;
   metered.start.stream = parsed.stream;
   requireRequestAllowed(deps.catalog, key, parsed.model);
@@ -51,7 +51,7 @@ export async function serveChat<Parsed extends ParsedChat>(
   let inFlight: ModelConfig | null = null;
   // The prompt count the answering candidate's stream gave before its content, if it gave one.
   const started: { usage?: Usage } = {};
-  const jsonTexts = jsonTextsOf(request.body);
+  const jsonTexts = jsonTextsOf(exchange.body);
   const caller: CandidateCaller = {
     providerFor: (model) => deps.providers.forModel(model),
     callFor: (model) => {
@@ -74,7 +74,7 @@ export async function serveChat<Parsed extends ParsedChat>(
   };
 
   try {
-    const turn = { wire, parsed, prompt, candidates: plan.candidates, caller, metered, request, reply, started };
+    const turn = { wire, parsed, prompt, candidates: plan.candidates, caller, metered, exchange, started };
     return await (parsed.stream ? streamAnswer(turn) : answerOnce(turn));
   } catch (error) {
     // A cancelled call still made the provider read the prompt: never bill it as zero.
@@ -84,14 +84,14 @@ export async function serveChat<Parsed extends ParsedChat>(
 }
 
 async function answerOnce<Parsed extends ParsedChat>(turn: ChatTurn<Parsed>): Promise<Ending> {
-  const { wire, parsed, prompt, candidates, caller, metered, request, reply } = turn;
+  const { wire, parsed, prompt, candidates, caller, metered, exchange } = turn;
   const { model, result } = await generateWithFallback(candidates, caller);
   const usage = result.usage ?? (await estimateUsage(prompt, model, answerText(result)));
   metered.answeredBy(model, usage, !result.usage);
   metered.firstToken();
-  const context = { id: wire.answerId(request.requestId), created: Math.floor(Date.now() / 1000), model: model.id };
+  const context = { id: wire.answerId(exchange.requestId), created: Math.floor(Date.now() / 1000), model: model.id };
   const body = wire.renderResult(context, result, usage, parsed);
-  return { status: 'succeeded', error: null, deliver: () => void reply.header('x-svc-model', model.id).send(body) };
+  return { status: 'succeeded', error: null, deliver: () => exchange.sendBody(body, { 'x-svc-model': model.id }) };
 }
 
 function answerText(result: ChatResult): string {
