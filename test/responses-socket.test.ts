@@ -149,6 +149,9 @@ describe('response.create frames', () => {
     assert.deepEqual(completed.output, []);
     assert.equal(completed.usage.total_tokens, 0);
     assert.match(completed.id, /^resp_/);
+    // For the models its catalog knows, Codex prewarms with no input at all.
+    client.send({ type: 'response.create', model: 'up/alpha', input: [], stream: true, store: false, generate: false });
+    assert.equal((await client.answer()).at(-1).type, 'response.completed');
     assert.equal(harness.fake.requests.length, 0, 'no provider was called');
     assert.deepEqual([await balance(), await receiptCount()], before, 'nothing charged, no receipt');
     client.ws.close();

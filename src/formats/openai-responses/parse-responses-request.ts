@@ -1,10 +1,10 @@
 import type { ChatRequest, ResponseFormat } from '../../canonical/chat-request.ts';
 import { responseFormatOf } from '../openai-chat/parse-chat-request.ts';
 import { parseRouting } from '../parse-routing.ts';
-import { invalid } from '../read-fields.ts';
+import { invalid, isObject } from '../read-fields.ts';
 import { bodyValidator } from '../validate-body.ts';
 import { translateInput } from './parse-responses-input.ts';
-import { responsesRequestSchema, type ResponsesRequestBody } from './responses-request-schema.ts';
+import { responsesRequestSchema, type ResponsesRequestBody, type ResponsesTool } from './responses-request-schema.ts';
 import { responseEcho } from './responses-echo.ts';
 import { translateToolChoice, translateTools, type ToolOrigins } from './responses-tools.ts';
 
@@ -64,19 +64,30 @@ function responseFormat(text: ResponsesRequestBody['text']): ResponseFormat | un
 /** The Responses fields that chat completions have too, under the same names and meaning. */
 const CHAT_TWINS = ['user', 'safety_identifier', 'prompt_cache_key'] as const;
 
+function isEmptyInput(raw: unknown): raw is Record<string, unknown> {
+  return isObject(raw) && Array.isArray(raw.input) && raw.input.length === 0;
+}
+
+/** The tools of `additional_tools` input items: Codex sends them so for the models its catalog knows. */
+function inputTools(input: ResponsesRequestBody['input']): ResponsesTool[] {
+  if (typeof input === 'string') return [];
+  return input.flatMap((item) => (item.type === 'additional_tools' ? item.tools : []));
+}
+
 /**
  * Validate a Responses API body and translate it to the canonical request. A `prewarm` (a
  * `generate: false` frame on a Responses socket) is answered by no model, so it needs no
  * message to answer.
  */
 export function parseResponsesRequest(raw: unknown, _headers?: unknown, options: { prewarm?: boolean } = {}): ParsedResponsesRequest {
-  const body = readResponsesBody(raw);
+  // Codex's prewarm for a model its catalog knows has no input at all, which no model could answer.
+  const body = readResponsesBody(options.prewarm && isEmptyInput(raw) ? { ...raw, input: '' } : raw);
   const instructions = body.instructions ?? undefined;
   const messages = translateInput(body.input, instructions);
   if (!options.prewarm && !messages.some((message) => message.role !== 'system' && message.role !== 'developer')) {
     invalid('input has no message or tool output for the model to answer');
   }
-  const { tools, origins } = translateTools(body.tools);
+  const { tools, origins } = translateTools([...(body.tools ?? []), ...inputTools(body.input)]);
   const reasoning = reasoningOf(body);
 
   const fields: Record<string, unknown> = {};
