@@ -91,7 +91,7 @@ async function startRecordingProxy(port: string): Promise<RecordingProxy> {
 }
 
 /** Runs `codex exec` in a fresh home whose config names only the gateway's address and the model. */
-function runCodex(name: string, model: string, prompt: string): Promise<{ stdout: string; stderr: string }> {
+function runCodex(name: string, model: string, prompt: string, extraConfig: string[] = []): Promise<{ stdout: string; stderr: string }> {
   const home = join(directory, name);
   const codexHome = join(home, 'codex');
   const work = join(home, 'work');
@@ -99,7 +99,7 @@ function runCodex(name: string, model: string, prompt: string): Promise<{ stdout
   mkdirSync(work, { recursive: true });
   writeFileSync(
     join(codexHome, 'config.toml'),
-    [`openai_base_url = "${proxy.url}/v1"`, `model = "${model}"`, 'approval_policy = "never"', ''].join('\n'),
+    [`openai_base_url = "${proxy.url}/v1"`, `model = "${model}"`, 'approval_policy = "never"', ...extraConfig, ''].join('\n'),
   );
   const env = { PATH: `${bin}:/usr/local/bin:/usr/bin:/bin`, HOME: home, LANG: 'C.UTF-8', CODEX_HOME: codexHome, CODEX_API_KEY: harness.key };
   const args = ['exec', '--skip-git-repo-check', '--sandbox', 'danger-full-access', prompt];
@@ -174,6 +174,29 @@ describe('the real Codex binary on its built-in provider', () => {
       harness.fake.requests.map((request) => request.path),
       ['/v1/messages', '/v1/messages'],
     );
+    assertNoHttpFallback();
+  });
+
+  test('compacts its context through the gateway when it fills: the note any model wrote carries the conversation on', async () => {
+    harness.fake.script(
+      'alpha',
+      // A prompt this large is past the compaction limit set below: Codex compacts before going on.
+      {
+        toolCalls: [{ id: 'call_big', name: 'exec_command', arguments: JSON.stringify({ cmd: 'echo socket-$((40+2))' }) }],
+        usage: { prompt: 190_000, completion: 20 },
+      },
+      { text: 'NOTE: the user wants to know what echo printed; it printed socket-42.', usage: { prompt: 190_100, completion: 30 } },
+      { text: 'The command printed socket-42.', usage: { prompt: 600, completion: 8 } },
+    );
+    const { stdout, stderr } = await runCodex('compaction', 'up/alpha', 'Say what echo prints: run `echo socket-$((40+2))`.', [
+      'model_auto_compact_token_limit = 5000',
+    ]);
+    assert.match(stdout, /The command printed socket-42\./);
+    assert.doesNotMatch(stdout + stderr, /compact task/i);
+    const [, compaction, after] = harness.fake.requests.map((request) => JSON.stringify(request.body));
+    assert.match(compaction!, /handoff note/, 'the compaction asked the model for a note');
+    assert.match(after!, /compacted into this note:.*NOTE: the user wants to know what echo printed/, 'the turn after it reads the note');
+    assert.doesNotMatch(after!, /call_big/, 'and not the compacted turns');
     assertNoHttpFallback();
   });
 });

@@ -134,6 +134,25 @@ describe('tools', () => {
     assert.deepEqual(parsed.request.messages, [{ role: 'user', content: [text('read a file')] }]);
   });
 
+  test("Codex's compaction trigger asks the model for a note; OpenAI's encrypted compaction is dropped", () => {
+    const parsed = parseResponsesRequest({
+      model: 'svc/fast',
+      tools,
+      input: [
+        { type: 'compaction', encrypted_content: 'gAAAA-openai-only' },
+        { type: 'message', role: 'user', content: 'hi' },
+        { type: 'compaction_trigger' },
+      ],
+    });
+    assert.equal(parsed.compaction, true);
+    assert.deepEqual(
+      parsed.request.messages.map((message) => message.role),
+      ['user', 'user'],
+    );
+    assert.match(JSON.stringify(parsed.request.messages[1]), /handoff note/);
+    assert.equal(parseResponsesRequest(base).compaction, false);
+  });
+
   test('a prewarm (a socket frame with generate: false) may have no input at all; a request may not', () => {
     assert.equal(parseResponsesRequest({ model: 'svc/fast', input: [] }, {}, { prewarm: true }).model, 'svc/fast');
     invalidRequest({ model: 'svc/fast', input: [] }, /input/);

@@ -29,6 +29,8 @@ export interface ParsedResponsesRequest {
   reasoningSummary: boolean;
   /** Request fields the response object repeats, in their response form. */
   echo: Record<string, unknown>;
+  /** Codex's remote compaction: the answer is one `compaction` item holding the model's note (response-compaction.ts). */
+  compaction: boolean;
 }
 
 type Effort = NonNullable<ChatRequest['reasoningEffort']>;
@@ -97,9 +99,12 @@ export function parseResponsesRequest(raw: unknown, _headers?: unknown, options:
   const choice = translateToolChoice(body.tool_choice);
   const parallel = body.parallel_tool_calls ?? undefined;
   // Without tools, a tool_choice would make providers refuse the request.
+  const compaction = typeof body.input !== 'string' && body.input.at(-1)?.type === 'compaction_trigger';
   if (tools.length) {
     request.tools = tools;
-    if (choice) request.toolChoice = choice;
+    // The tools stay declared (the calls in the conversation need them) but the note is text.
+    if (compaction) request.toolChoice = 'none';
+    else if (choice) request.toolChoice = choice;
     if (parallel !== undefined) request.parallelToolCalls = parallel;
   }
   const temperature = body.temperature ?? undefined;
@@ -119,6 +124,7 @@ export function parseResponsesRequest(raw: unknown, _headers?: unknown, options:
     request,
     toolOrigins: origins,
     reasoningSummary: reasoning.summary !== null,
+    compaction,
     echo: responseEcho(body as Record<string, unknown>, {
       instructions,
       maxOutputTokens: request.maxOutputTokens,

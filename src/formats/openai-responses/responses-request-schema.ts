@@ -101,6 +101,9 @@ const inputItem = s.taggedOpen(
     s.object({ type: s.enumOf(['function_call_output', 'custom_tool_call_output']), call_id: required(), output: toolOutput }),
     // Codex sends the tools of models its catalog knows in the input, as one item.
     s.object({ type: s.literal('additional_tools'), tools: s.array(tool) }),
+    // Codex's remote compaction: the trigger asks for one, the compaction is one (response-compaction.ts).
+    s.object({ type: s.literal('compaction_trigger') }),
+    s.object({ type: s.literal('compaction'), encrypted_content: s.string() }),
     s.refused(s.object({ type: s.literal('item_reference') }), {
       message: ': item_reference needs stored items; the gateway is stateless, send the item itself',
     }),
