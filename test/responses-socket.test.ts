@@ -67,8 +67,10 @@ class Client {
 
 const socketURL = () => `${harness.gateway.url.replace(/^http/, 'ws')}/v1/responses`;
 
-async function connect(key = harness.key): Promise<Client> {
-  const ws = new WebSocket(socketURL(), { headers: { authorization: `Bearer ${key}`, 'openai-beta': 'responses_websockets=2026-02-06' } });
+async function connect(key = harness.key, headers: Record<string, string> = {}): Promise<Client> {
+  const ws = new WebSocket(socketURL(), {
+    headers: { authorization: `Bearer ${key}`, 'openai-beta': 'responses_websockets=2026-02-06', ...headers },
+  });
   const client = new Client(ws);
   await once(ws, 'open');
   return client;
@@ -352,5 +354,37 @@ describe('bad frames', () => {
     assert.equal(refused.error.code, 'key_revoked');
     assert.equal(harness.fake.requests.length, 0);
     client.ws.close();
+  });
+});
+
+describe("Codex's own headers", () => {
+  const codex = { 'x-codex-window-id': 'thread-1:0', 'session-id': 'thread-1', originator: 'codex_exec', 'x-codex-turn-state': 'sticky-1' };
+
+  test('reach an OpenAI-kind provider as sent, the turn metadata of each frame winning over the upgrade’s; never an Anthropic-kind one', async () => {
+    const client = await connect(harness.key, { ...codex, 'x-codex-turn-metadata': '{"request_kind":"prewarm"}' });
+    const turn = {
+      type: 'response.create',
+      input: [user('hi')],
+      client_metadata: { 'x-codex-turn-metadata': '{"request_kind":"turn"}', session_id: 'thread-1' },
+    };
+    client.send({ ...turn, model: 'up/alpha' });
+    await client.answer();
+    client.send({ ...turn, model: 'anth/claude' });
+    await client.answer();
+    client.ws.close();
+
+    const [openai, anthropic] = harness.fake.requests;
+    for (const [name, value] of Object.entries(codex)) assert.equal(openai!.headers[name], value, name);
+    assert.equal(openai!.headers['x-codex-turn-metadata'], '{"request_kind":"turn"}');
+    assert.equal(openai!.headers['openai-beta'], undefined, 'the socket transport is the gateway’s own');
+    assert.equal(openai!.headers.authorization, 'Bearer sk-upstream-openai-SECRET', 'the provider key, never the client’s');
+    assert.equal(anthropic!.path, '/v1/messages');
+    for (const name of Object.keys(codex)) assert.equal(anthropic!.headers[name], undefined, name);
+  });
+
+  test('sent over HTTP to POST /v1/responses reach an OpenAI-kind provider too', async () => {
+    const response = await harness.post('/v1/responses', { model: 'up/alpha', input: 'hi' }, harness.key, codex);
+    assert.equal(response.status, 200);
+    assert.equal(harness.fake.requests[0]!.headers['x-codex-turn-state'], 'sticky-1');
   });
 });

@@ -1,5 +1,7 @@
+import type { IncomingHttpHeaders } from 'node:http';
 import type { ChatRequest, ResponseFormat } from '../../canonical/chat-request.ts';
 import { responseFormatOf } from '../openai-chat/parse-chat-request.ts';
+import { codexHeaders } from './codex-headers.ts';
 import { parseRouting } from '../parse-routing.ts';
 import { invalid, isObject } from '../read-fields.ts';
 import { bodyValidator } from '../validate-body.ts';
@@ -81,7 +83,7 @@ function inputTools(input: ResponsesRequestBody['input']): ResponsesTool[] {
  * `generate: false` frame on a Responses socket) is answered by no model, so it needs no
  * message to answer.
  */
-export function parseResponsesRequest(raw: unknown, _headers?: unknown, options: { prewarm?: boolean } = {}): ParsedResponsesRequest {
+export function parseResponsesRequest(raw: unknown, headers: IncomingHttpHeaders = {}, options: { prewarm?: boolean } = {}): ParsedResponsesRequest {
   // Codex's prewarm for a model its catalog knows has no input at all, which no model could answer.
   const body = readResponsesBody(options.prewarm && isEmptyInput(raw) ? { ...raw, input: '' } : raw);
   const instructions = body.instructions ?? undefined;
@@ -95,6 +97,8 @@ export function parseResponsesRequest(raw: unknown, _headers?: unknown, options:
   const fields: Record<string, unknown> = {};
   for (const field of CHAT_TWINS) if (typeof body[field] === 'string') fields[field] = body[field];
   const request: ChatRequest = { messages, passThrough: { format: 'openai', fields } };
+  const forwarded = codexHeaders(headers);
+  if (forwarded) request.providerOptions = { openai: { headers: forwarded } };
   if (typeof body.max_output_tokens === 'number') request.maxOutputTokens = body.max_output_tokens;
   const choice = translateToolChoice(body.tool_choice);
   const parallel = body.parallel_tool_calls ?? undefined;

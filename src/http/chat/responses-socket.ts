@@ -7,6 +7,7 @@ import { GatewayError, toGatewayError } from '../../errors/gateway-error.ts';
 import { renderOpenAIError } from '../../errors/render-error.ts';
 import { isObject } from '../../formats/read-fields.ts';
 import { parseResponsesRequest } from '../../formats/openai-responses/parse-responses-request.ts';
+import { turnHeaders } from '../../formats/openai-responses/codex-headers.ts';
 import { ResponseChain } from '../../formats/openai-responses/response-chain.ts';
 import { responsesWire } from '../../formats/openai-responses/responses-wire.ts';
 import { newRequestIds } from '../../lib/ids.ts';
@@ -191,7 +192,7 @@ class ResponsesSocket {
     await lifecycle.serve((opened) => {
       const body: Record<string, unknown> = { ...this.chain.resolve(frame), stream: true };
       input = body.input;
-      return serveChat(this.deps, responsesWire, opened, turn.exchange(body, this.upgrade.headers));
+      return serveChat(this.deps, responsesWire, opened, turn.exchange(body, turnHeaders(this.upgrade.headers, frame)));
     });
     if (turn.completed) this.chain.remember(turn.completed.id, input, turn.completed.output);
   }
