@@ -3,6 +3,8 @@ import assert from 'node:assert/strict';
 import { once } from 'node:events';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { WebSocket } from 'ws';
+import { createSqliteStore } from '../src/storage/sqlite/sqlite-store.ts';
+import { DEFAULT_ACCOUNT_ID } from '../src/storage/store.ts';
 import { startHarness, type Harness } from './helpers/gateway-harness.ts';
 
 /**
@@ -386,5 +388,37 @@ describe("Codex's own headers", () => {
     const response = await harness.post('/v1/responses', { model: 'up/alpha', input: 'hi' }, harness.key, codex);
     assert.equal(response.status, 200);
     assert.equal(harness.fake.requests[0]!.headers['x-codex-turn-state'], 'sticky-1');
+  });
+});
+
+describe('a gateway shutting down', () => {
+  test('lets the turn in flight finish and get its receipt, then closes the socket with 1001; an idle socket closes at once', async () => {
+    const own = await startHarness({ timeoutMs: 5_000, drainMs: 10_000 });
+    try {
+      own.fake.script('alpha', { text: 'word '.repeat(40), chunkSize: 5, chunkDelayMs: 20 });
+      const open = async () => {
+        const ws = new WebSocket(`${own.gateway.url.replace(/^http/, 'ws')}/v1/responses`, { headers: { authorization: `Bearer ${own.key}` } });
+        const client = new Client(ws);
+        await once(ws, 'open');
+        return client;
+      };
+      const [busy, idle] = [await open(), await open()];
+      busy.send({ type: 'response.create', model: 'up/alpha', input: [user('long story')] });
+      const created = await busy.next();
+      while ((await busy.next()).type !== 'response.output_text.delta');
+      const closing = own.gateway.close();
+      assert.equal((await idle.closedWith()).code, 1001);
+      const rest = await busy.answer();
+      assert.equal(rest.at(-1).type, 'response.completed');
+      assert.equal(rest.at(-1).response.output[0].content[0].text, 'word '.repeat(40));
+      assert.equal((await busy.closedWith()).code, 1001);
+      await closing;
+      const store = createSqliteStore(own.gateway.deps.config.database.path);
+      const receipt = await store.getReceipt(DEFAULT_ACCOUNT_ID, receiptIdOf(created.response.id));
+      await store.close();
+      assert.equal(receipt?.status, 'succeeded');
+    } finally {
+      await own.close();
+    }
   });
 });

@@ -1,8 +1,10 @@
 import { STATUS_CODES, type IncomingMessage } from 'node:http';
+import type { Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
 import type { FastifyInstance } from 'fastify';
 import { WebSocketServer, type RawData, type WebSocket } from 'ws';
 import { requireScope } from '../../auth/key-authenticator.ts';
+import { connectionsAtWork } from '../../close-gateway.ts';
 import { GatewayError, toGatewayError } from '../../errors/gateway-error.ts';
 import { renderOpenAIError } from '../../errors/render-error.ts';
 import { isObject } from '../../formats/read-fields.ts';
@@ -39,7 +41,7 @@ export function registerResponsesSocket(app: FastifyInstance, deps: GatewayDeps)
     void accept(deps, request, socket).then((accepted) => {
       if (!accepted) return;
       sockets.handleUpgrade(request, socket, head, (ws) => {
-        const session = new ResponsesSocket(deps, ws, request);
+        const session = new ResponsesSocket(deps, ws, request, socket as Socket);
         open.add(session);
         ws.once('close', () => open.delete(session));
       });
@@ -91,6 +93,8 @@ class ResponsesSocket {
     private readonly deps: GatewayDeps,
     private readonly ws: WebSocket,
     private readonly upgrade: IncomingMessage,
+    /** Its connection, kept open by a shutdown while a turn is in progress. */
+    private readonly connection: Socket,
   ) {
     ws.on('message', (data: RawData, isBinary: boolean) => {
       // Codex never sends one: a client that does speaks something else.
@@ -109,12 +113,14 @@ class ResponsesSocket {
   private async serve(text: string): Promise<void> {
     if (this.ws.readyState !== this.ws.OPEN) return;
     this.busy = true;
+    connectionsAtWork.add(this.connection);
     try {
       await this.serveFrame(text);
     } catch (error) {
       this.deps.logger.error({ err: error }, 'responses socket frame failed');
     } finally {
       this.busy = false;
+      connectionsAtWork.delete(this.connection);
       if (this.closing) this.ws.close(1001, 'The gateway is shutting down.');
     }
   }
