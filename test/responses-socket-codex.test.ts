@@ -7,7 +7,9 @@ import { connect, type AddressInfo } from 'node:net';
 import type { Duplex } from 'node:stream';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { startHarness, type Harness } from './helpers/gateway-harness.ts';
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
+import { harnessConfigText, startHarness, type Harness } from './helpers/gateway-harness.ts';
 
 /**
  * The real Codex binary (the devDependency's) on its built-in OpenAI provider, pointed at the
@@ -198,5 +200,59 @@ describe('the real Codex binary on its built-in provider', () => {
     assert.match(after!, /compacted into this note:.*NOTE: the user wants to know what echo printed/, 'the turn after it reads the note');
     assert.doesNotMatch(after!, /call_big/, 'and not the compacted turns');
     assertNoHttpFallback();
+  });
+
+  test('runs on what setup codex --built-in --write put in CODEX_HOME: no key in the environment, no metadata warning', async () => {
+    const configPath = join(directory, 'gateway.yaml');
+    writeFileSync(configPath, harnessConfigText(harness.fake.url, harness.gateway.deps.config.database.path));
+    const home = join(directory, 'set-up');
+    const codexHome = join(home, 'codex');
+    const work = join(home, 'work');
+    mkdirSync(work, { recursive: true });
+    const env = { PATH: `${bin}:/usr/local/bin:/usr/bin:/bin`, HOME: home, LANG: 'C.UTF-8', CODEX_HOME: codexHome };
+    const { stdout: printed } = await promisify(execFile)(
+      process.execPath,
+      [
+        '--import',
+        'tsx',
+        'src/cli/main.ts',
+        'setup',
+        'codex',
+        '--built-in',
+        '--write',
+        '--json',
+        '--model',
+        'up/alpha',
+        '--url',
+        proxy.url,
+        '--config',
+        configPath,
+      ],
+      { env: { ...env, NODE_OPTIONS: '' } },
+    );
+    const setup = JSON.parse(printed);
+    assert.equal(setup.provider, 'built-in');
+    assert.equal(setup.written.catalog, join(codexHome, 'model-gateway-models.json'), setup.written.catalogProblem);
+
+    harness.fake.script('alpha', { text: 'Set up and answering.', usage: { prompt: 300, completion: 4 } });
+    const { stdout, stderr } = await new Promise<{ stdout: string; stderr: string }>((done, fail) => {
+      const child = spawn(join(bin, 'codex'), ['exec', '--skip-git-repo-check', 'Say hello'], {
+        cwd: work,
+        env,
+        stdio: ['ignore', 'pipe', 'pipe'],
+        timeout: 120_000,
+      });
+      let out = '';
+      let err = '';
+      child.stdout.on('data', (chunk) => (out += chunk));
+      child.stderr.on('data', (chunk) => (err += chunk));
+      child.once('error', fail);
+      child.once('close', (code) => (code === 0 ? done({ stdout: out, stderr: err }) : fail(new Error(`codex exited with ${code}\n${out}\n${err}`))));
+    });
+    assert.match(stdout, /Set up and answering\./);
+    assert.doesNotMatch(stderr, /Model metadata/);
+    assertNoHttpFallback();
+    const { data } = (await (await harness.get('/v1/receipts?limit=5')).json()) as { data: any[] };
+    assert.equal(data[0].key.id, setup.key_id, 'the turn was made with the key the setup minted');
   });
 });
