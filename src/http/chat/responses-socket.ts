@@ -38,6 +38,8 @@ export function registerResponsesSocket(app: FastifyInstance, deps: GatewayDeps)
   const sockets = new WebSocketServer({ noServer: true, perMessageDeflate: true, maxPayload: deps.config.server.body_limit_bytes });
   const open = new Set<ResponsesSocket>();
   app.server.on('upgrade', (request: IncomingMessage, socket: Duplex, head: Buffer) => {
+    // Node hands the connection over with no error listener: a reset while the key is checked must not throw.
+    socket.on('error', () => socket.destroy());
     void accept(deps, request, socket).then((accepted) => {
       if (!accepted) return;
       sockets.handleUpgrade(request, socket, head, (ws) => {
