@@ -3,6 +3,7 @@ import assert from 'node:assert/strict';
 import { once } from 'node:events';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { WebSocket } from 'ws';
+import { issueApiKey } from '../src/auth/issue-api-key.ts';
 import { createSqliteStore } from '../src/storage/sqlite/sqlite-store.ts';
 import { DEFAULT_ACCOUNT_ID } from '../src/storage/store.ts';
 import { startHarness, type Harness } from './helpers/gateway-harness.ts';
@@ -336,6 +337,26 @@ describe('bad frames', () => {
     const answer = await client.answer();
     assert.equal(answer.at(-1).type, 'response.completed');
     assert.equal(harness.fake.requests.length, 1, 'only the good frame reached the provider');
+    client.ws.close();
+  });
+
+  test('each turn counts against the key’s rate limit; over it, the error frame carries retry-after and a receipt, and the prewarm is not counted', async () => {
+    const { key } = await issueApiKey(harness.gateway.deps.store, { name: 'one-a-minute', scopes: ['inference'], rateLimitPerMinute: 1 });
+    const client = await connect(key);
+    client.send({ type: 'response.create', model: 'up/alpha', input: [], generate: false });
+    assert.equal((await client.answer()).at(-1).type, 'response.completed');
+    client.send({ type: 'response.create', model: 'up/alpha', input: [user('one')] });
+    assert.equal((await client.answer()).at(-1).type, 'response.completed');
+    client.send({ type: 'response.create', model: 'up/alpha', input: [user('two')] });
+    const limited = (await client.answer()).at(-1);
+    assert.equal(limited.type, 'error');
+    assert.equal(limited.status, 429);
+    assert.equal(limited.error.code, 'rate_limit_exceeded');
+    assert.equal(limited.error.retryable, true);
+    assert.match(limited.headers['retry-after'], /^\d+$/);
+    const receipt = await receiptWhenWritten(`rcpt_${limited.error.request_id.slice('req_'.length)}`);
+    assert.equal(receipt.error_code, 'rate_limit_exceeded');
+    assert.equal(harness.fake.requests.length, 1);
     client.ws.close();
   });
 
