@@ -105,10 +105,17 @@ class ResponsesSocket {
       this.queue = this.queue.then(() => this.serve(text));
     });
     ws.on('error', () => ws.terminate());
+    ws.once('close', () => connectionsAtWork.delete(connection));
   }
 
+  /**
+   * From now on the connection is the socket's to close: its last frames and the close frame
+   * (deflated, so written later) must leave before it goes, and the shutdown's sweep of idle
+   * connections would cut them off.
+   */
   closeWhenIdle(): void {
     this.closing = true;
+    connectionsAtWork.add(this.connection);
     if (!this.busy) this.ws.close(1001, 'The gateway is shutting down.');
   }
 
@@ -122,8 +129,8 @@ class ResponsesSocket {
       this.deps.logger.error({ err: error }, 'responses socket frame failed');
     } finally {
       this.busy = false;
-      connectionsAtWork.delete(this.connection);
       if (this.closing) this.ws.close(1001, 'The gateway is shutting down.');
+      else connectionsAtWork.delete(this.connection);
     }
   }
 
