@@ -10,6 +10,7 @@ import { registerConsoleApi } from './http/console/console-api.ts';
 import { registerConsolePages } from './http/console/console-pages.ts';
 import { registerOpenApiRoute } from './http/openapi/openapi-route.ts';
 import { registerV1Api } from './http/v1-api.ts';
+import { registerResponsesSocket } from './http/chat/responses-socket.ts';
 import { jsonBodyParser, warmCountingAfter } from './http/body/parse-json-body.ts';
 import { compileBodyValidators } from './formats/body-validators.ts';
 
@@ -59,6 +60,7 @@ export function buildApp(deps: GatewayDeps): FastifyInstance {
   registerHealthRoutes(app, deps);
   if (deps.config.metrics.enabled && deps.config.metrics.port === undefined) registerMetricsRoute(app, deps.metrics);
   registerV1Api(app, deps);
+  registerResponsesSocket(app, deps);
   registerOpenApiRoute(app);
   registerConsoleApi(app, deps);
   registerConsolePages(app);

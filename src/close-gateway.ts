@@ -39,7 +39,12 @@ const IDLE_SWEEP_MS = 100;
 export interface ConnectionTracker {
   /** Closes every client connection that has no request in progress. */
   closeIdle(): void;
+  /** Closes every client connection, the upgraded ones (Responses sockets) too. */
+  closeAll(): void;
 }
+
+/** Upgraded connections with a request in progress (a Responses socket's turn): not idle. */
+export const connectionsAtWork = new WeakSet<Socket>();
 
 /**
  * Follows the server's client connections. Node's own closeIdleConnections() skips a connection
@@ -55,7 +60,12 @@ export function trackConnections(server: Server): ConnectionTracker {
   return {
     closeIdle() {
       // A socket carries its response in progress as _httpMessage (Node's own idle test reads it too).
-      for (const socket of sockets) if (!(socket as Socket & { _httpMessage?: unknown })._httpMessage) socket.destroy();
+      for (const socket of sockets) {
+        if (!(socket as Socket & { _httpMessage?: unknown })._httpMessage && !connectionsAtWork.has(socket)) socket.destroy();
+      }
+    },
+    closeAll() {
+      for (const socket of sockets) socket.destroy();
     },
   };
 }
@@ -100,6 +110,8 @@ export async function closeGateway(parts: GatewayParts, times: CloseTimes): Prom
     logger.warn({ requests: meter.inFlight, runs: fix.inFlight }, 'drain time over: cutting the requests and runs still in flight');
     // A client connection closed is a client gone: its request stops its provider call and settles as cancelled.
     app.server.closeAllConnections();
+    // Node's closeAllConnections leaves the upgraded ones.
+    parts.connections.closeAll();
     cut();
     await step('settling what was cut', () => drained);
   }

@@ -26,6 +26,10 @@ export interface RequestOptions {
     /** A thinking budget the client set itself (budget_tokens); used over the reasoning level's. */
     thinkingBudgetTokens?: number;
   };
+  openai?: {
+    /** Headers of the client's own to send as they are (Codex's turn state and metadata). */
+    headers?: Record<string, string>;
+  };
 }
 
 export interface TextPart {

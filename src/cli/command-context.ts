@@ -26,6 +26,7 @@ export interface CommandOptions {
   url?: string;
   scope?: string;
   write?: boolean;
+  'built-in'?: boolean;
 }
 
 /** What every command gets; those that open no database (start, check-config) get only this. */

@@ -51,6 +51,7 @@ const optionDefinitions = {
   url: { type: 'string' },
   scope: { type: 'string' },
   write: { type: 'boolean' },
+  'built-in': { type: 'boolean' },
 } as const;
 
 const globalOptions = new Set(['config', 'json', 'help']);
@@ -98,7 +99,7 @@ const commands: CommandSpec[] = [
   { words: ['members', 'add'], args: ['address'], options: ['role'], run: addMember },
   { words: ['members', 'remove'], args: ['address'], options: [], run: removeMember },
   { words: ['setup', 'claude-code'], args: [], options: ['model', 'url', 'scope', 'write'], run: setupClaudeCode },
-  { words: ['setup', 'codex'], args: [], options: ['model', 'url', 'write'], run: setupCodex },
+  { words: ['setup', 'codex'], args: [], options: ['model', 'url', 'write', 'built-in'], run: setupCodex },
   {
     words: ['migrate'],
     args: [],

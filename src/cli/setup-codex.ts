@@ -16,20 +16,28 @@ export function codexHome(env: NodeJS.ProcessEnv): string {
 
 const tomlString = (value: string) => JSON.stringify(value);
 
-/** The top-level settings this command owns, in the order written. */
-const TOP_LEVEL_KEYS = ['model', 'model_provider', 'model_context_window', 'model_catalog_json'];
+/**
+ * Which of Codex's providers calls the gateway: a custom one of its own (`model_providers`, HTTP),
+ * or Codex's built-in OpenAI provider at the gateway's address (`openai_base_url`: the Responses
+ * WebSocket and remote compaction, the key from Codex's stored login).
+ */
+export type CodexProviderForm = 'custom' | 'built-in';
 
-function topLevelLines(setup: ToolSetup, catalogPath: string | null): string[] {
+/** The top-level settings this command owns: dropped, then written again for the form chosen. */
+const TOP_LEVEL_KEYS = ['model', 'model_provider', 'openai_base_url', 'model_context_window', 'model_catalog_json'];
+
+function topLevelLines(setup: ToolSetup, catalogPath: string | null, form: CodexProviderForm): string[] {
   const lines = [
     `model = ${tomlString(setup.model.id)}`,
-    `model_provider = ${tomlString(CODEX_PROVIDER_ID)}`,
+    form === 'custom' ? `model_provider = ${tomlString(CODEX_PROVIDER_ID)}` : `openai_base_url = ${tomlString(`${setup.baseUrl}/v1`)}`,
     `model_context_window = ${setup.model.contextWindow}`,
   ];
   if (catalogPath !== null) lines.push(`model_catalog_json = ${tomlString(catalogPath)}`);
   return lines;
 }
 
-function providerLines(setup: ToolSetup): string[] {
+function providerLines(setup: ToolSetup, form: CodexProviderForm): string[] {
+  if (form === 'built-in') return [];
   return [
     `[model_providers.${CODEX_PROVIDER_ID}]`,
     `name = ${tomlString(CODEX_PROVIDER_ID)}`,
@@ -39,9 +47,10 @@ function providerLines(setup: ToolSetup): string[] {
   ];
 }
 
-/** What config.toml gets, top-level settings first, then the provider's table. */
-export function codexConfigLines(setup: ToolSetup, catalogPath: string | null): string[] {
-  return [...topLevelLines(setup, catalogPath), '', ...providerLines(setup)];
+/** What config.toml gets, top-level settings first, then the provider's table (custom form). */
+export function codexConfigLines(setup: ToolSetup, catalogPath: string | null, form: CodexProviderForm = 'custom'): string[] {
+  const table = providerLines(setup, form);
+  return table.length ? [...topLevelLines(setup, catalogPath, form), '', ...table] : topLevelLines(setup, catalogPath, form);
 }
 
 const TABLE_HEADER = /^\s*\[/;
@@ -52,7 +61,7 @@ const OUR_TABLE = new RegExp(`^\\s*\\[\\s*model_providers\\s*\\.\\s*"?${CODEX_PR
  * of ours are dropped and written again at the end of the top-level part (TOML puts every key
  * after a table header into that table), and our provider table is dropped and appended.
  */
-export function mergeCodexToml(text: string, setup: ToolSetup, catalogPath: string | null): string {
+export function mergeCodexToml(text: string, setup: ToolSetup, catalogPath: string | null, form: CodexProviderForm = 'custom'): string {
   const lines = text === '' ? [] : text.replace(/\r\n/g, '\n').replace(/\n$/, '').split('\n');
   const firstTable = lines.findIndex((line) => TABLE_HEADER.test(line));
   const top = firstTable === -1 ? lines : lines.slice(0, firstTable);
@@ -69,9 +78,10 @@ export function mergeCodexToml(text: string, setup: ToolSetup, catalogPath: stri
   }
   while (keptTables.length && keptTables.at(-1)!.trim() === '') keptTables.pop();
 
-  const out = [...keptTop, ...topLevelLines(setup, catalogPath), ''];
+  const out = [...keptTop, ...topLevelLines(setup, catalogPath, form), ''];
   if (keptTables.length) out.push(...keptTables, '');
-  out.push(...providerLines(setup));
+  out.push(...providerLines(setup, form));
+  while (out.at(-1) === '') out.pop();
   return `${out.join('\n')}\n`;
 }
 
@@ -145,14 +155,29 @@ function bundledCatalog(env: NodeJS.ProcessEnv, home: string): CatalogEntry[] {
 
 export interface CodexWritten {
   config: string;
+  /** Where the key went: CODEX_HOME/.env (custom form), or Codex's stored login (built-in form). */
   env: string;
   catalog: string | null;
   catalogProblem: string | null;
   lines: string[];
 }
 
+/**
+ * The key as Codex's stored login, the only place its built-in provider reads one from besides
+ * CODEX_API_KEY in the environment of `codex exec` (Codex loads no CODEX_ variable from .env).
+ */
+function storeCodexLogin(home: string, key: string, env: NodeJS.ProcessEnv): string {
+  execFileSync('codex', ['login', '--with-api-key'], {
+    env: { ...env, CODEX_HOME: home },
+    input: key,
+    stdio: ['pipe', 'ignore', 'pipe'],
+    timeout: 60_000,
+  });
+  return join(home, 'auth.json');
+}
+
 /** Writes the model catalog (when Codex can give its template), config.toml and the key into CODEX_HOME. */
-export function writeCodexConfig(home: string, setup: ToolSetup, env: NodeJS.ProcessEnv): CodexWritten {
+export function writeCodexConfig(home: string, setup: ToolSetup, env: NodeJS.ProcessEnv, form: CodexProviderForm = 'custom'): CodexWritten {
   mkdirSync(home, { recursive: true });
   let catalog: string | null = join(home, CATALOG_FILE);
   let catalogProblem: string | null = null;
@@ -166,8 +191,10 @@ export function writeCodexConfig(home: string, setup: ToolSetup, env: NodeJS.Pro
   }
   const config = join(home, 'config.toml');
   const before = existsSync(config) ? readFileSync(config, 'utf8') : '';
-  writeFileSync(config, mergeCodexToml(before, setup, catalog));
+  writeFileSync(config, mergeCodexToml(before, setup, catalog, form));
+  const lines = codexConfigLines(setup, catalog, form);
+  if (form === 'built-in') return { config, env: storeCodexLogin(home, setup.key, env), catalog, catalogProblem, lines };
   const dotenv = join(home, '.env');
   writeFileSync(dotenv, mergeDotenv(existsSync(dotenv) ? readFileSync(dotenv, 'utf8') : '', setup.key), { mode: 0o600 });
-  return { config, env: dotenv, catalog, catalogProblem, lines: codexConfigLines(setup, catalog) };
+  return { config, env: dotenv, catalog, catalogProblem, lines };
 }

@@ -172,6 +172,22 @@ test('mergeCodexToml replaces its own settings and provider table and keeps ever
   assert.equal(mergeDotenv('A=1\nexport MODEL_GATEWAY_API_KEY=svc_old\n', 'svc_new'), 'A=1\nMODEL_GATEWAY_API_KEY=svc_new\n');
 });
 
+test('mergeCodexToml in the built-in form points Codex’s own provider at the gateway: openai_base_url, no model_provider, no table of ours', () => {
+  const before = ['model = "o3"', 'model_provider = "model-gateway"', '', '[model_providers.model-gateway]', 'base_url = "http://old/v1"', ''].join(
+    '\n',
+  );
+  assert.equal(
+    mergeCodexToml(before, setup, '/c/cat.json', 'built-in'),
+    [
+      'model = "svc/best"',
+      'openai_base_url = "http://127.0.0.1:8787/v1"',
+      'model_context_window = 100',
+      'model_catalog_json = "/c/cat.json"',
+      '',
+    ].join('\n'),
+  );
+});
+
 test('the catalog entry starts from Codex’s first listed API model with the standard tools and takes the gateway’s limits', () => {
   const bundled = [
     { slug: 'hidden', priority: 0, visibility: 'hide', supported_in_api: true, tool_mode: null },

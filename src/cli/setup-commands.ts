@@ -137,17 +137,28 @@ export async function setupClaudeCode(context: CommandContext): Promise<void> {
 export async function setupCodex(context: CommandContext): Promise<void> {
   const { options } = context;
   const home = codexHome(process.env);
+  const form = options['built-in'] ? 'built-in' : 'custom';
   const setup = await prepare(context, 'codex');
   if (options.write) {
-    const written = writeCodexConfig(home, setup, process.env);
-    const json = { tool: 'codex', base_url: setup.baseUrl, key: setup.key, key_id: setup.keyId, model: limitsJson(setup.model), written };
+    const written = writeCodexConfig(home, setup, process.env, form);
+    const json = {
+      tool: 'codex',
+      base_url: setup.baseUrl,
+      key: setup.key,
+      key_id: setup.keyId,
+      model: limitsJson(setup.model),
+      provider: form,
+      written,
+    };
     report(context, json, () =>
       [
         ...limitsText(setup),
         '',
         `Wrote ${written.config}:`,
         ...written.lines.map((line) => `  ${line}`),
-        `Wrote ${written.env} (MODEL_GATEWAY_API_KEY, which Codex loads from CODEX_HOME/.env)`,
+        form === 'custom'
+          ? `Wrote ${written.env} (MODEL_GATEWAY_API_KEY, which Codex loads from CODEX_HOME/.env)`
+          : `Stored the key as Codex's login (${written.env}, codex login --with-api-key), in place of the login it had`,
         written.catalog
           ? `Wrote ${written.catalog} (model metadata: context window ${setup.model.contextWindow}, instructions from Codex's own catalog)`
           : `No model catalog written: ${written.catalogProblem}. Codex will say "Model metadata for \`${setup.model.id}\` not found".`,
@@ -157,15 +168,20 @@ export async function setupCodex(context: CommandContext): Promise<void> {
     );
     return;
   }
-  const lines = codexConfigLines(setup, null);
+  const lines = codexConfigLines(setup, null, form);
   const json = {
     tool: 'codex',
     base_url: setup.baseUrl,
     key: setup.key,
     key_id: setup.keyId,
     model: limitsJson(setup.model),
+    provider: form,
     config_toml: lines.join('\n'),
   };
+  const key =
+    form === 'custom'
+      ? [`and the key in the environment (or in ${home}/.env):`, `export MODEL_GATEWAY_API_KEY=${setup.key}`]
+      : ["and store the key as Codex's login (or set CODEX_API_KEY for codex exec):", `printf '%s' ${setup.key} | codex login --with-api-key`];
   report(context, json, () =>
     [
       ...limitsText(setup),
@@ -173,8 +189,7 @@ export async function setupCodex(context: CommandContext): Promise<void> {
       `Put this in ${home}/config.toml:`,
       ...lines,
       '',
-      `and the key in the environment (or in ${home}/.env):`,
-      `export MODEL_GATEWAY_API_KEY=${setup.key}`,
+      ...key,
       '',
       `Run again with --write to write both, and a model catalog (${home}/model-gateway-models.json) that`,
       `gives Codex the model's metadata so it does not warn "Model metadata for \`${setup.model.id}\` not found".`,

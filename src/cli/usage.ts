@@ -49,6 +49,9 @@ Commands:
   setup codex                 Mint a key for Codex and print its config.toml provider and model
       --write                   Write them, the key (.env) and the model's metadata (a model
                                 catalog) into $CODEX_HOME or ~/.codex
+      --built-in                Codex's built-in OpenAI provider instead (openai_base_url: the
+                                Responses WebSocket, remote compaction); --write stores the key
+                                with codex login --with-api-key, replacing Codex's stored login
       --model <alias-or-id>     Either setup: the model the tool uses (default svc/balanced)
       --url <url>               Either setup: the gateway's address as the tool reaches it
                                 (default: server.host and server.port of the config)

@@ -4,7 +4,7 @@ import { EventEmitter } from 'node:events';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { MeteredRequest } from '../billing/request-meter.ts';
 import { GatewayError } from '../errors/gateway-error.ts';
-import { RequestLifecycle, type Ending } from './request-lifecycle.ts';
+import { httpClient, RequestLifecycle, type Ending } from './request-lifecycle.ts';
 
 /** The parts of a request, its reply and its meter that a lifecycle touches, recording what happens to them. */
 function fixture(settle: () => Promise<void> = async () => {}) {
@@ -36,7 +36,10 @@ function fixture(settle: () => Promise<void> = async () => {}) {
       events.push('settled');
     },
   };
-  const lifecycle = new RequestLifecycle(meter as unknown as MeteredRequest, request as unknown as FastifyRequest, reply as unknown as FastifyReply);
+  const lifecycle = new RequestLifecycle(
+    meter as unknown as MeteredRequest,
+    httpClient(request as unknown as FastifyRequest, reply as unknown as FastifyReply),
+  );
   /** The client goes away: its connection closes before the response finished. */
   const leave = () => {
     response.destroyed = true;

@@ -1,4 +1,4 @@
-import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyBaseLogger, FastifyReply, FastifyRequest } from 'fastify';
 import type { MeteredRequest } from '../billing/request-meter.ts';
 import { GatewayError, toGatewayError } from '../errors/gateway-error.ts';
 import type { ReceiptStatus } from '../storage/records.ts';
@@ -15,6 +15,31 @@ export interface Ending {
   deliver?: () => void | Promise<void>;
   /** A stream's last event when the receipt could not be written (absent: the error envelope, if the reply is still open). */
   unrecorded?: (error: GatewayError) => void | Promise<void>;
+}
+
+/** The client end of one model request: an HTTP request and its reply, or one turn on a Responses socket. */
+export interface RequestClient {
+  readonly requestId: string;
+  readonly log: FastifyBaseLogger;
+  /** Calls `departed` once if the client goes away before its answer has been written: at once when it is gone already. */
+  watchDeparture(departed: () => void): void;
+  /** The error envelope, unless the answer has begun (a stream ends with its own error event) or the client is gone. */
+  sendError(error: GatewayError): void;
+  /** An answer that broke outside its own handling: end it rather than leave its client waiting. */
+  endAnswer(): void;
+}
+
+/** The client of an HTTP request: its reply, the departure of its connection. */
+export function httpClient(request: FastifyRequest, reply: FastifyReply): RequestClient {
+  return {
+    requestId: request.requestId,
+    log: request.log,
+    watchDeparture: (departed) => watchDeparture(request.raw, reply.raw, departed),
+    sendError: (error) => sendErrorBody(request, reply, error),
+    endAnswer: () => {
+      if (reply.sent && !reply.raw.writableEnded) reply.raw.end();
+    },
+  };
 }
 
 /** The ending of a failure: cancelled when the client left, failed otherwise. */
@@ -41,10 +66,9 @@ export class RequestLifecycle {
 
   constructor(
     readonly meter: MeteredRequest,
-    private readonly request: FastifyRequest,
-    private readonly reply: FastifyReply,
+    private readonly client: RequestClient,
   ) {
-    watchDeparture(request.raw, reply.raw, this.departed);
+    client.watchDeparture(this.departed);
   }
 
   /** Aborted once the client is gone: the provider call stops, the work ends cancelled. */
@@ -90,7 +114,7 @@ export class RequestLifecycle {
       await this.meter.settle(ending.status, ending.error?.code ?? null);
     } catch (error) {
       // The hold stays and is recovered (hold-keeper.ts); the answer is withheld, since nothing says what it cost.
-      this.request.log.error({ err: error, requestId: this.request.requestId }, 'could not record the request');
+      this.client.log.error({ err: error, requestId: this.client.requestId }, 'could not record the request');
       unrecorded = toGatewayError(error);
     }
     try {
@@ -98,7 +122,7 @@ export class RequestLifecycle {
       const delivering = this.deliver(ending, unrecorded);
       if (delivering) await delivering;
     } catch (error) {
-      this.request.log.error({ err: error, requestId: this.request.requestId }, 'could not send the end of the answer');
+      this.client.log.error({ err: error, requestId: this.client.requestId }, 'could not send the end of the answer');
     }
   }
 
@@ -107,15 +131,15 @@ export class RequestLifecycle {
     if (unrecorded) return (ending.unrecorded ?? this.sendError)(unrecorded);
     if (ending.deliver) return ending.deliver();
     if (ending.error) this.sendError(ending.error);
-    // A stream that broke outside its own handling (hijacked, no envelope possible): end it rather than leave its client waiting.
-    if (this.reply.sent && !this.reply.raw.writableEnded) this.reply.raw.end();
+    // A stream that broke outside its own handling (hijacked, no envelope possible).
+    this.client.endAnswer();
   }
 
-  private readonly sendError = (error: GatewayError): void => sendErrorBody(this.request, this.reply, error);
+  private readonly sendError = (error: GatewayError): void => this.client.sendError(error);
 
   private asGatewayError(error: unknown): GatewayError {
     const gatewayError = toGatewayError(error);
-    if (gatewayError.code === 'internal_error') this.request.log.error({ err: error, requestId: this.request.requestId }, 'unexpected error');
+    if (gatewayError.code === 'internal_error') this.client.log.error({ err: error, requestId: this.client.requestId }, 'unexpected error');
     return gatewayError;
   }
 }
@@ -125,6 +149,6 @@ export function openLifecycle(deps: GatewayDeps, request: FastifyRequest, reply:
   const receiptId = `rcpt_${request.requestId.slice('req_'.length)}`;
   reply.header('x-svc-receipt-id', receiptId);
   const meter = deps.meter.begin({ requestId: request.requestId, receiptId, key: request.apiKey!, endpoint, stream: false, startedAt: Date.now() });
-  request.lifecycle = new RequestLifecycle(meter, request, reply);
+  request.lifecycle = new RequestLifecycle(meter, httpClient(request, reply));
   return request.lifecycle;
 }

@@ -26,8 +26,8 @@ function takeRate(deps: GatewayDeps, key: ApiKeyRecord): Promise<RateDecision> |
   return perMinute > 0 ? deps.rateLimiter.take(key.id, perMinute) : null;
 }
 
-/** Refuses a request over its key's rate limit. `taken`: counted already (with the key check). */
-async function enforceRateLimit(deps: GatewayDeps, key: ApiKeyRecord, taken?: Promise<RateDecision> | null): Promise<void> {
+/** Refuses a request over its key's rate limit (an HTTP request's or a socket turn's). `taken`: counted already (with the key check). */
+export async function enforceRateLimit(deps: GatewayDeps, key: ApiKeyRecord, taken?: Promise<RateDecision> | null): Promise<void> {
   const perMinute = key.rateLimitPerMinute ?? deps.config.limits.default_rate_limit_per_minute;
   const pending = taken === undefined ? takeRate(deps, key) : taken;
   if (pending === null) return;

@@ -1,5 +1,6 @@
 import type { ChatMessage, ContentPart, TextPart, ToolCall } from '../../canonical/chat-request.ts';
 import type { InputItem, ResponsesRequestBody, UserPart } from './responses-request-schema.ts';
+import { COMPACTION_REQUEST, compactionNote } from './response-compaction.ts';
 import { canonicalToolName } from './responses-tools.ts';
 
 /**
@@ -9,7 +10,8 @@ import { canonicalToolName } from './responses-tools.ts';
  * The gateway is stateless, so the whole conversation is in `input`. Items the model reads are
  * translated (messages, function and custom tool calls and their outputs); items only the
  * provider that made them can read are dropped: `reasoning` (with `store: false` Codex sends
- * back `encrypted_content` that only OpenAI can decrypt), `compaction`, and calls of hosted
+ * back `encrypted_content` that only OpenAI can decrypt), OpenAI's `compaction` (the gateway's
+ * own is read: response-compaction.ts), and calls of hosted
  * tools (web search, local shell...). References to stored objects are refused by the schema.
  */
 
@@ -87,6 +89,15 @@ function addItem(messages: ChatMessage[], item: InputItem): void {
     case 'custom_tool_call_output':
       messages.push(toolResult(item));
       return;
+    case 'compaction_trigger':
+      messages.push({ role: 'user', content: [{ type: 'text', text: COMPACTION_REQUEST }] });
+      return;
+    case 'compaction': {
+      // The gateway's own compaction holds a note any model reads; OpenAI's is dropped below.
+      const note = compactionNote(item.encrypted_content);
+      if (note !== null) messages.push({ role: 'user', content: [{ type: 'text', text: note }] });
+      return;
+    }
     default:
       // reasoning, compaction, hosted-tool calls and their outputs, and item types newer than
       // this translator: the model can answer without them, so the turn goes on.

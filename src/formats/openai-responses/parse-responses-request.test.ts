@@ -118,6 +118,46 @@ describe('tools', () => {
     assert.deepEqual(parsed.echo.tools, tools, 'the response repeats the tools as sent');
   });
 
+  test("the tools of an additional_tools input item (Codex, for the models its catalog knows) are the request's tools too", () => {
+    const parsed = parseResponsesRequest({
+      model: 'svc/fast',
+      tools: [tools[0]],
+      input: [
+        { type: 'additional_tools', id: 'at_1', role: 'developer', tools: [tools[2], tools[3]] },
+        { type: 'message', role: 'user', content: [{ type: 'input_text', text: 'read a file' }] },
+      ],
+    });
+    assert.deepEqual(
+      parsed.request.tools!.map((tool) => tool.name),
+      ['shell', 'fs__read'],
+    );
+    assert.deepEqual(parsed.request.messages, [{ role: 'user', content: [text('read a file')] }]);
+  });
+
+  test("Codex's compaction trigger asks the model for a note; OpenAI's encrypted compaction is dropped", () => {
+    const parsed = parseResponsesRequest({
+      model: 'svc/fast',
+      tools,
+      input: [
+        { type: 'compaction', encrypted_content: 'gAAAA-openai-only' },
+        { type: 'message', role: 'user', content: 'hi' },
+        { type: 'compaction_trigger' },
+      ],
+    });
+    assert.equal(parsed.compaction, true);
+    assert.deepEqual(
+      parsed.request.messages.map((message) => message.role),
+      ['user', 'user'],
+    );
+    assert.match(JSON.stringify(parsed.request.messages[1]), /handoff note/);
+    assert.equal(parseResponsesRequest(base).compaction, false);
+  });
+
+  test('a prewarm (a socket frame with generate: false) may have no input at all; a request may not', () => {
+    assert.equal(parseResponsesRequest({ model: 'svc/fast', input: [] }, {}, { prewarm: true }).model, 'svc/fast');
+    invalidRequest({ model: 'svc/fast', input: [] }, /input/);
+  });
+
   test('tool_choice: options, named function or custom tool, allowed_tools mode, hosted tool -> auto', () => {
     const choice = (tool_choice: unknown) => parseResponsesRequest({ ...base, tools, tool_choice }).request.toolChoice;
     assert.equal(choice('required'), 'required');

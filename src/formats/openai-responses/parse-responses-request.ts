@@ -1,10 +1,12 @@
+import type { IncomingHttpHeaders } from 'node:http';
 import type { ChatRequest, ResponseFormat } from '../../canonical/chat-request.ts';
 import { responseFormatOf } from '../openai-chat/parse-chat-request.ts';
+import { codexHeaders } from './codex-headers.ts';
 import { parseRouting } from '../parse-routing.ts';
-import { invalid } from '../read-fields.ts';
+import { invalid, isObject } from '../read-fields.ts';
 import { bodyValidator } from '../validate-body.ts';
 import { translateInput } from './parse-responses-input.ts';
-import { responsesRequestSchema, type ResponsesRequestBody } from './responses-request-schema.ts';
+import { responsesRequestSchema, type ResponsesRequestBody, type ResponsesTool } from './responses-request-schema.ts';
 import { responseEcho } from './responses-echo.ts';
 import { translateToolChoice, translateTools, type ToolOrigins } from './responses-tools.ts';
 
@@ -29,6 +31,8 @@ export interface ParsedResponsesRequest {
   reasoningSummary: boolean;
   /** Request fields the response object repeats, in their response form. */
   echo: Record<string, unknown>;
+  /** Codex's remote compaction: the answer is one `compaction` item holding the model's note (response-compaction.ts). */
+  compaction: boolean;
 }
 
 type Effort = NonNullable<ChatRequest['reasoningEffort']>;
@@ -64,27 +68,47 @@ function responseFormat(text: ResponsesRequestBody['text']): ResponseFormat | un
 /** The Responses fields that chat completions have too, under the same names and meaning. */
 const CHAT_TWINS = ['user', 'safety_identifier', 'prompt_cache_key'] as const;
 
-/** Validate a Responses API body and translate it to the canonical request. */
-export function parseResponsesRequest(raw: unknown): ParsedResponsesRequest {
-  const body = readResponsesBody(raw);
+function isEmptyInput(raw: unknown): raw is Record<string, unknown> {
+  return isObject(raw) && Array.isArray(raw.input) && raw.input.length === 0;
+}
+
+/** The tools of `additional_tools` input items: Codex sends them so for the models its catalog knows. */
+function inputTools(input: ResponsesRequestBody['input']): ResponsesTool[] {
+  if (typeof input === 'string') return [];
+  return input.flatMap((item) => (item.type === 'additional_tools' ? item.tools : []));
+}
+
+/**
+ * Validate a Responses API body and translate it to the canonical request. A `prewarm` (a
+ * `generate: false` frame on a Responses socket) is answered by no model, so it needs no
+ * message to answer.
+ */
+export function parseResponsesRequest(raw: unknown, headers: IncomingHttpHeaders = {}, options: { prewarm?: boolean } = {}): ParsedResponsesRequest {
+  // Codex's prewarm for a model its catalog knows has no input at all, which no model could answer.
+  const body = readResponsesBody(options.prewarm && isEmptyInput(raw) ? { ...raw, input: '' } : raw);
   const instructions = body.instructions ?? undefined;
   const messages = translateInput(body.input, instructions);
-  if (!messages.some((message) => message.role !== 'system' && message.role !== 'developer')) {
+  if (!options.prewarm && !messages.some((message) => message.role !== 'system' && message.role !== 'developer')) {
     invalid('input has no message or tool output for the model to answer');
   }
-  const { tools, origins } = translateTools(body.tools);
+  const { tools, origins } = translateTools([...(body.tools ?? []), ...inputTools(body.input)]);
   const reasoning = reasoningOf(body);
 
   const fields: Record<string, unknown> = {};
   for (const field of CHAT_TWINS) if (typeof body[field] === 'string') fields[field] = body[field];
   const request: ChatRequest = { messages, passThrough: { format: 'openai', fields } };
+  const forwarded = codexHeaders(headers);
+  if (forwarded) request.providerOptions = { openai: { headers: forwarded } };
   if (typeof body.max_output_tokens === 'number') request.maxOutputTokens = body.max_output_tokens;
   const choice = translateToolChoice(body.tool_choice);
   const parallel = body.parallel_tool_calls ?? undefined;
   // Without tools, a tool_choice would make providers refuse the request.
+  const compaction = typeof body.input !== 'string' && body.input.at(-1)?.type === 'compaction_trigger';
   if (tools.length) {
     request.tools = tools;
-    if (choice) request.toolChoice = choice;
+    // The tools stay declared (the calls in the conversation need them) but the note is text.
+    if (compaction) request.toolChoice = 'none';
+    else if (choice) request.toolChoice = choice;
     if (parallel !== undefined) request.parallelToolCalls = parallel;
   }
   const temperature = body.temperature ?? undefined;
@@ -104,6 +128,7 @@ export function parseResponsesRequest(raw: unknown): ParsedResponsesRequest {
     request,
     toolOrigins: origins,
     reasoningSummary: reasoning.summary !== null,
+    compaction,
     echo: responseEcho(body as Record<string, unknown>, {
       instructions,
       maxOutputTokens: request.maxOutputTokens,

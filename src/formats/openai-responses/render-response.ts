@@ -1,6 +1,7 @@
 import type { ToolCall } from '../../canonical/chat-request.ts';
 import type { ChatResult, FinishReason, Usage } from '../../canonical/chat-result.ts';
 import type { ParsedResponsesRequest } from './parse-responses-request.ts';
+import { compactionItem } from './response-compaction.ts';
 import type { ToolOrigins } from './responses-tools.ts';
 
 /**
@@ -18,7 +19,7 @@ export interface ResponseContext {
 
 export type ResponseStatus = 'in_progress' | 'completed' | 'incomplete' | 'failed';
 type ItemStatus = 'in_progress' | 'completed';
-type ItemPrefix = 'msg' | 'rs' | 'fc' | 'ctc';
+export type ItemPrefix = 'msg' | 'rs' | 'fc' | 'ctc' | 'cmp';
 
 /** Responses usage from canonical usage (input tokens include cached ones, output tokens reasoning). */
 export function renderResponsesUsage(usage: Usage) {
@@ -138,15 +139,20 @@ export function responseObject(context: ResponseContext, parsed: Pick<ParsedResp
   };
 }
 
-/** A non-streaming answer: reasoning (when summaries were asked), the message, then the tool calls. */
+/** A non-streaming answer: reasoning (when summaries were asked), the message, then the tool calls; a compaction's one item. */
 export function renderResponse(options: { context: ResponseContext; result: ChatResult; usage: Usage; parsed: ParsedResponsesRequest }) {
   const { context, result, parsed } = options;
+  const output = parsed.compaction ? [compactionItem(itemId(context.id, 'cmp', 0), result.content)] : outputItems(context, result, parsed);
+  const reason = incompleteReason(result.finishReason);
+  return responseObject(context, parsed, { status: reason ? 'incomplete' : 'completed', output, usage: options.usage, incompleteReason: reason });
+}
+
+function outputItems(context: ResponseContext, result: ChatResult, parsed: ParsedResponsesRequest): unknown[] {
   const output: unknown[] = [];
   if (parsed.reasoningSummary && result.reasoning) output.push(reasoningItem(itemId(context.id, 'rs', output.length), result.reasoning));
   if (result.content !== '' || result.toolCalls.length === 0) output.push(messageItem(itemId(context.id, 'msg', output.length), result.content));
   for (const call of result.toolCalls) {
     output.push(toolCallItem(itemId(context.id, toolCallPrefix(call.name, parsed.toolOrigins), output.length), call, parsed.toolOrigins));
   }
-  const reason = incompleteReason(result.finishReason);
-  return responseObject(context, parsed, { status: reason ? 'incomplete' : 'completed', output, usage: options.usage, incompleteReason: reason });
+  return output;
 }

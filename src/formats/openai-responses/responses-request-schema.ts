@@ -55,25 +55,6 @@ const toolOutput = s.union([s.string(), s.object({ content: s.string() }, { succ
   message: 'must be a string or an array of content parts',
 });
 
-/**
- * Items a model reads are translated; items only the provider that made them can read are
- * dropped (`reasoning` with encrypted content, `compaction`, hosted-tool calls), as are types
- * newer than the gateway; references to stored items are refused.
- */
-const inputItem = s.taggedOpen(
-  'type',
-  [
-    messageItem,
-    s.object({ type: s.literal('function_call'), call_id: required(), name: required() }, { arguments: s.nullable(s.string()), ...namespace }),
-    s.object({ type: s.literal('custom_tool_call'), call_id: required(), name: required(), input: s.string() }, namespace),
-    s.object({ type: s.enumOf(['function_call_output', 'custom_tool_call_output']), call_id: required(), output: toolOutput }),
-    s.refused(s.object({ type: s.literal('item_reference') }), {
-      message: ': item_reference needs stored items; the gateway is stateless, send the item itself',
-    }),
-  ],
-  { untagged: messageItem },
-);
-
 const functionTool = s.object(
   { type: s.literal('function'), name: required() },
   {
@@ -105,6 +86,30 @@ const tool = s.taggedOpen('type', [
     { description: s.nullable(s.string()) },
   ),
 ]);
+
+/**
+ * Items a model reads are translated; items only the provider that made them can read are
+ * dropped (`reasoning` with encrypted content, `compaction`, hosted-tool calls), as are types
+ * newer than the gateway; references to stored items are refused.
+ */
+const inputItem = s.taggedOpen(
+  'type',
+  [
+    messageItem,
+    s.object({ type: s.literal('function_call'), call_id: required(), name: required() }, { arguments: s.nullable(s.string()), ...namespace }),
+    s.object({ type: s.literal('custom_tool_call'), call_id: required(), name: required(), input: s.string() }, namespace),
+    s.object({ type: s.enumOf(['function_call_output', 'custom_tool_call_output']), call_id: required(), output: toolOutput }),
+    // Codex sends the tools of models its catalog knows in the input, as one item.
+    s.object({ type: s.literal('additional_tools'), tools: s.array(tool) }),
+    // Codex's remote compaction: the trigger asks for one, the compaction is one (response-compaction.ts).
+    s.object({ type: s.literal('compaction_trigger') }),
+    s.object({ type: s.literal('compaction'), encrypted_content: s.string() }),
+    s.refused(s.object({ type: s.literal('item_reference') }), {
+      message: ': item_reference needs stored items; the gateway is stateless, send the item itself',
+    }),
+  ],
+  { untagged: messageItem },
+);
 
 /** A choice of a hosted tool (left out) becomes auto; `allowed_tools` keeps its mode. */
 const toolChoice = s.union(

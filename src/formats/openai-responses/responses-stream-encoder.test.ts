@@ -189,3 +189,35 @@ test('a failure mid-stream is response.failed with the contract error and the it
     'the message was closed by the call; the call never finished',
   );
 });
+
+test("a compaction (Codex's compaction_trigger last) answers one compaction item holding the model's note, streamed or not, and nothing else", () => {
+  const input = [{ type: 'message', role: 'user', content: 'fix the test' }, { type: 'compaction_trigger' }];
+  const { events: sent, parsed } = encode([...textDeltas('Goal: fix ', 'the test.'), ...toolCallParts(0, 'call_1', 'shell', '{}'), finish('stop')], {
+    input,
+  });
+  assert.equal(parsed.request.toolChoice, 'none', 'the note is text: no tool may be called');
+  assert.deepEqual(types(sent), [
+    'response.created',
+    'response.in_progress',
+    'response.output_item.added',
+    'response.output_item.done',
+    'response.completed',
+  ]);
+  const item = sent[3].item;
+  assert.equal(item.type, 'compaction');
+  assert.deepEqual(sent[4].response.output, [item]);
+
+  // Read back on a later turn: the note, for any model.
+  const later = parseResponsesRequest({ model: 'svc/balanced', input: [item, { type: 'message', role: 'user', content: 'go on' }] });
+  assert.deepEqual(later.request.messages[0], {
+    role: 'user',
+    content: [{ type: 'text', text: 'Earlier turns of this conversation were compacted into this note:\n\nGoal: fix the test.' }],
+  });
+  const whole = renderResponse({
+    context,
+    result: { content: 'Goal: fix the test.', toolCalls: [], finishReason: 'stop' } as unknown as ChatResult,
+    usage,
+    parsed,
+  });
+  assert.deepEqual(whole.output, [item]);
+});

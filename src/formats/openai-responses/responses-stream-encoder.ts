@@ -2,6 +2,7 @@ import type { ToolCall } from '../../canonical/chat-request.ts';
 import type { FinishReason, Usage } from '../../canonical/chat-result.ts';
 import type { StreamPart } from '../../canonical/stream-part.ts';
 import type { ParsedResponsesRequest } from './parse-responses-request.ts';
+import { compactionItem } from './response-compaction.ts';
 import {
   customToolInput,
   incompleteReason,
@@ -55,6 +56,8 @@ export class ResponsesStreamEncoder {
   private readonly openCalls = new Map<number, OpenCall>();
   private answered = false;
   private finishReason: FinishReason = 'stop';
+  /** A compaction's note, written as one item once the answer finished. */
+  private note = '';
 
   constructor(
     private readonly context: ResponseContext,
@@ -78,6 +81,7 @@ export class ResponsesStreamEncoder {
 
   /** Encode one part; '' for parts with nothing to send. */
   part(part: StreamPart): string {
+    if (this.parsed.compaction) return this.compactionPart(part);
     switch (part.type) {
       case 'text-delta':
         return part.text ? this.textDelta('message', part.text) : '';
@@ -105,6 +109,20 @@ export class ResponsesStreamEncoder {
   /** A failure after the stream began: response.failed, whose `response.error` carries the contract's fields. */
   fail(error: Record<string, unknown>): string {
     return this.event('response.failed', { response: this.response('failed', null, error) });
+  }
+
+  /** A compaction answers one item, whole, at the end: its note is the model's text. */
+  private compactionPart(part: StreamPart): string {
+    if (part.type === 'text-delta') this.note += part.text;
+    if (part.type !== 'finish') return '';
+    this.finishReason = part.finishReason;
+    const outputIndex = this.nextOutputIndex++;
+    const item = compactionItem(itemId(this.context.id, 'cmp', outputIndex), this.note);
+    this.output[outputIndex] = item;
+    return (
+      this.event('response.output_item.added', { output_index: outputIndex, item }) +
+      this.event('response.output_item.done', { output_index: outputIndex, item })
+    );
   }
 
   private textDelta(kind: OpenTextItem['kind'], delta: string): string {

@@ -16,12 +16,13 @@ import type { ModelCatalog } from '../../routing/model-catalog.ts';
 import type { ProviderRegistry } from '../../providers/provider-registry.ts';
 import type { Ending, RequestLifecycle } from '../request-lifecycle.ts';
 import { jsonTextsOf } from '../body/parse-json-body.ts';
+import { httpExchange, type ChatExchange } from './chat-exchange.ts';
 import { streamAnswer, type ChatTurn } from './chat-stream.ts';
 
 /** The handler of a chat route in `wire`'s format: its request's lifecycle runs the pipeline. */
 export function chatHandler<Parsed extends ParsedChat>(deps: GatewayDeps, wire: ChatWire<Parsed>) {
   return (request: FastifyRequest, reply: FastifyReply): Promise<void> =>
-    request.lifecycle!.serve((lifecycle) => serveChat(deps, wire, lifecycle, request, reply));
+    request.lifecycle!.serve((lifecycle) => serveChat(deps, wire, lifecycle, httpExchange(request, reply)));
 }
 
 /**
@@ -33,14 +34,13 @@ export async function serveChat<Parsed extends ParsedChat>(
   deps: GatewayDeps,
   wire: ChatWire<Parsed>,
   lifecycle: RequestLifecycle,
-  request: FastifyRequest,
-  reply: FastifyReply,
+  exchange: ChatExchange,
 ): Promise<Ending> {
   // The config of the moment the request began: a reload meanwhile never changes its route or providers.
   const { catalog, providers } = deps;
   const release = providers.use();
   try {
-    return await serveChatWith(deps, catalog, providers, wire, lifecycle, request, reply);
+    return await serveChatWith(deps, catalog, providers, wire, lifecycle, exchange);
   } finally {
     release();
   }
@@ -52,13 +52,12 @@ async function serveChatWith<Parsed extends ParsedChat>(
   providers: ProviderRegistry,
   wire: ChatWire<Parsed>,
   lifecycle: RequestLifecycle,
-  request: FastifyRequest,
-  reply: FastifyReply,
+  exchange: ChatExchange,
 ): Promise<Ending> {
   const { meter: metered, signal } = lifecycle;
   const key = metered.start.key;
   requireScope(key, 'inference');
-  const parsed = wire.parse(request.body, request.headers);
+  const parsed = wire.parse(exchange.body, exchange.headers);
   metered.requestedModel = parsed.model;
   metered.start.stream = parsed.stream;
   requireRequestAllowed(catalog, key, parsed.model);
@@ -73,11 +72,11 @@ async function serveChatWith<Parsed extends ParsedChat>(
   let inFlight: ModelConfig | null = null;
   // The prompt count the answering candidate's stream gave before its content, if it gave one.
   const started: { usage?: Usage } = {};
-  const jsonTexts = jsonTextsOf(request.body);
+  const jsonTexts = jsonTextsOf(exchange.body);
   const automaticCaching = automaticCachingFor(deps.config, key, plan.alias);
   const promptCacheKey = automaticCaching ? promptCacheKeyFor(key.id, parsed.request) : undefined;
   // One id and time for the answer, whichever candidate gives it: a relaying provider writes them into its events.
-  const answer = { id: wire.answerId(request.requestId), created: Math.floor(Date.now() / 1000) };
+  const answer = { id: wire.answerId(exchange.requestId), created: Math.floor(Date.now() / 1000) };
   const caller: CandidateCaller = {
     providerFor: (model) => providers.forModel(model),
     callFor: (model) => {
@@ -103,7 +102,7 @@ async function serveChatWith<Parsed extends ParsedChat>(
   };
 
   try {
-    const turn = { wire, parsed, prompt, candidates: plan.candidates, caller, metered, request, reply, started, answer };
+    const turn = { wire, parsed, prompt, candidates: plan.candidates, caller, metered, exchange, started, answer };
     return await (parsed.stream ? streamAnswer(turn) : answerOnce(turn));
   } catch (error) {
     // A cancelled call still made the provider read the prompt: never bill it as zero.
@@ -113,14 +112,14 @@ async function serveChatWith<Parsed extends ParsedChat>(
 }
 
 async function answerOnce<Parsed extends ParsedChat>(turn: ChatTurn<Parsed>): Promise<Ending> {
-  const { wire, parsed, prompt, candidates, caller, metered, reply, answer } = turn;
+  const { wire, parsed, prompt, candidates, caller, metered, exchange, answer } = turn;
   const { model, result } = await generateWithFallback(candidates, caller);
   const usage = result.usage ?? (await estimateUsage(prompt, model, answerText(result)));
   metered.answeredBy(model, usage, !result.usage);
   metered.firstToken();
   const context = { ...answer, model: model.id };
   const body = wire.renderResult(context, result, usage, parsed);
-  return { status: 'succeeded', error: null, deliver: () => void reply.header('x-svc-model', model.id).send(body) };
+  return { status: 'succeeded', error: null, deliver: () => exchange.sendBody(body, { 'x-svc-model': model.id }) };
 }
 
 function answerText(result: ChatResult): string {

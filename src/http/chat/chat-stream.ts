@@ -1,4 +1,3 @@
-import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { MeteredRequest } from '../../billing/request-meter.ts';
 import { StreamedAnswer } from '../../billing/streamed-answer.ts';
 import type { Usage } from '../../canonical/chat-result.ts';
@@ -11,7 +10,7 @@ import { openStreamWithFallback, type CandidateCaller, type OpenedStream } from 
 import { midStreamError } from '../../routing/mid-stream-error.ts';
 import type { PromptMeasure } from '../../tokens/token-estimate.ts';
 import { failedWith, type Ending } from '../request-lifecycle.ts';
-import { SseWriter } from './sse-writer.ts';
+import type { ChatExchange, EventWriter } from './chat-exchange.ts';
 
 /** Everything one answer needs, once the route is planned. */
 export interface ChatTurn<Parsed extends ParsedChat> {
@@ -21,8 +20,7 @@ export interface ChatTurn<Parsed extends ParsedChat> {
   candidates: ModelConfig[];
   caller: CandidateCaller;
   metered: MeteredRequest;
-  request: FastifyRequest;
-  reply: FastifyReply;
+  exchange: ChatExchange;
   started: { usage?: Usage };
   /** The answer's id and creation time, the same whichever candidate answers. */
   answer: { id: string; created: number };
@@ -31,7 +29,7 @@ export interface ChatTurn<Parsed extends ParsedChat> {
 /** One stream once its model answered: where it is written, and how. */
 interface OpenAnswer {
   opened: OpenedStream;
-  writer: SseWriter;
+  writer: EventWriter;
   encoder: StreamEncoder;
   answer: StreamedAnswer;
 }
@@ -43,7 +41,7 @@ interface OpenAnswer {
  * The last events leave once the request has settled (the ending's delivery).
  */
 export async function streamAnswer<Parsed extends ParsedChat>(turn: ChatTurn<Parsed>): Promise<Ending> {
-  const { wire, parsed, prompt, candidates, caller, metered, request, reply, started, answer } = turn;
+  const { wire, parsed, prompt, candidates, caller, metered, exchange, started, answer } = turn;
   const opened = await openStreamWithFallback(candidates, caller);
   metered.firstToken();
   const startUsage =
@@ -51,20 +49,18 @@ export async function streamAnswer<Parsed extends ParsedChat>(turn: ChatTurn<Par
     (wire.startsWithUsage ? { inputTokens: await prompt.fairCount(opened.model), cachedInputTokens: 0, cacheWriteTokens: 0 } : undefined);
   const context = { ...answer, model: opened.model.id, startUsage };
   const encoder = wire.createEncoder(context, parsed);
-  reply.hijack();
-  const writer = new SseWriter(reply.raw);
-  writer.open({ ...(reply.getHeaders() as Record<string, string>), 'x-svc-model': opened.model.id });
+  const writer = exchange.openStream({ 'x-svc-model': opened.model.id });
   const open: OpenAnswer = { opened, writer, encoder, answer: new StreamedAnswer(metered, opened.model, prompt, opened.startedAt) };
   try {
-    return await forward(open, request);
+    return await forward(open, exchange);
   } catch (error) {
     void opened.rest.return?.();
-    return caller.signal.aborted ? cancelled(open) : failed(open, request, error);
+    return caller.signal.aborted ? cancelled(open) : failed(open, exchange, error);
   }
 }
 
 /** Writes the parts as they come until the finish: the request succeeded, its finish and usage are yet to leave. */
-async function forward({ opened, writer, encoder, answer }: OpenAnswer, request: FastifyRequest): Promise<Ending> {
+async function forward({ opened, writer, encoder, answer }: OpenAnswer, exchange: ChatExchange): Promise<Ending> {
   await writer.write(encoder.start());
   let part: StreamPart = opened.first;
   while (part.type !== 'finish') {
@@ -90,7 +86,7 @@ async function forward({ opened, writer, encoder, answer }: OpenAnswer, request:
       writer.end();
     },
     // No receipt, no finish: the client must not take the answer for a settled one.
-    unrecorded: (error) => endWith(writer, encoder.fail(error, request.requestId)),
+    unrecorded: (error) => endWith(writer, encoder.fail(error, exchange.requestId)),
   };
 }
 
@@ -102,15 +98,15 @@ async function cancelled({ writer, answer }: OpenAnswer): Promise<Ending> {
 }
 
 /** The provider (or the gateway) failed after the answer began: the stream ends with an error event, receipt or not. */
-async function failed({ opened, writer, encoder, answer }: OpenAnswer, request: FastifyRequest, error: unknown): Promise<Ending> {
+async function failed({ opened, writer, encoder, answer }: OpenAnswer, exchange: ChatExchange, error: unknown): Promise<Ending> {
   const failure = midStreamError(opened.model, error);
-  if (failure.code === 'internal_error') request.log.error({ err: error, requestId: request.requestId }, 'stream failed');
+  if (failure.code === 'internal_error') exchange.log.error({ err: error, requestId: exchange.requestId }, 'stream failed');
   await answer.failed(failure);
-  const end = () => endWith(writer, encoder.fail(failure, request.requestId));
+  const end = () => endWith(writer, encoder.fail(failure, exchange.requestId));
   return failedWith(failure, { deliver: end, unrecorded: end });
 }
 
-async function endWith(writer: SseWriter, text: string): Promise<void> {
+async function endWith(writer: EventWriter, text: string): Promise<void> {
   await writer.write(text);
   writer.end();
 }

@@ -25,14 +25,20 @@ export function createOpenAICompatibleProvider(config: ProviderConfig): Provider
     return body;
   }
 
+  /** The client's own headers (Codex's) go too; the configured ones and the key win over them. */
+  const headersFor = (call: ProviderCall) => {
+    const forwarded = call.request.providerOptions?.openai?.headers;
+    return forwarded ? { ...forwarded, ...headers } : headers;
+  };
+
   async function generate(call: ProviderCall): Promise<ChatResult> {
-    const response = await postJson(agent, url, headers, requestBody(call, false), call.signal, call.jsonTexts);
+    const response = await postJson(agent, url, headersFor(call), requestBody(call, false), call.signal, call.jsonTexts);
     return convertFromOpenAIResponse(await readJson(response, call.signal));
   }
 
   /** An async generator, so the request and its status check run on the first next(). */
   async function* stream(call: ProviderCall): AsyncGenerator<StreamPart> {
-    const response = await postJson(agent, url, headers, requestBody(call, true), call.signal, call.jsonTexts);
+    const response = await postJson(agent, url, headersFor(call), requestBody(call, true), call.signal, call.jsonTexts);
     try {
       // A server that ignored `stream: true` answers with one JSON body; that is not a stream.
       const contentType = String(response.headers['content-type'] ?? '');
