@@ -190,78 +190,12 @@ export async function readJson(response: UpstreamResponse, signal: AbortSignal):
   }
 }
 
-/**
- * The response body as an async iterable of its reads, with transport failures classified. Read
- * through the body's events, not its stream's async iterator, which sets up an end-of-stream watch
- * of five listeners for every answer and goes through a generator per read besides. The body is
- * paused while a read waits for the consumer, so a slow client slows the provider (TCP), as before.
- */
-export function bodyChunks(response: UpstreamResponse, signal: AbortSignal): AsyncIterable<Uint8Array> {
-  return { [Symbol.asyncIterator]: () => new BodyReads(response.body, signal) };
-}
-
-class BodyReads implements AsyncIterator<Uint8Array> {
-  private readonly queue: Buffer[] = [];
-  private ended = false;
-  private failure: unknown;
-  private waiter: { resolve: (result: IteratorResult<Uint8Array>) => void; reject: (error: unknown) => void } | null = null;
-
-  constructor(
-    private readonly body: IncomingMessage,
-    private readonly signal: AbortSignal,
-  ) {
-    body.on('data', this.onData).on('end', this.onEnd).on('error', this.onError).on('close', this.onClose);
-  }
-
-  next(): Promise<IteratorResult<Uint8Array>> {
-    const read = this.queue.shift();
-    if (read !== undefined) {
-      if (this.queue.length === 0 && !this.ended) this.body.resume();
-      return Promise.resolve({ value: read, done: false });
-    }
-    if (this.failure !== undefined) return Promise.reject(transportFailure(this.failure, this.signal));
-    if (this.ended) return Promise.resolve({ value: undefined, done: true });
-    this.body.resume();
-    return new Promise((resolve, reject) => (this.waiter = { resolve, reject }));
-  }
-
-  return(): Promise<IteratorResult<Uint8Array>> {
-    this.body.off('data', this.onData).off('end', this.onEnd).off('error', this.onError).off('close', this.onClose);
-    return Promise.resolve({ value: undefined, done: true });
-  }
-
-  private readonly onData = (read: Buffer): void => {
-    const waiter = this.waiter;
-    if (waiter) {
-      this.waiter = null;
-      waiter.resolve({ value: read, done: false });
-      return;
-    }
-    this.queue.push(read);
-    this.body.pause();
-  };
-
-  private readonly onEnd = (): void => {
-    this.ended = true;
-    this.settle();
-  };
-
-  private readonly onError = (error: unknown): void => {
-    this.failure ??= error;
-    this.settle();
-  };
-
-  /** A connection closed before the end, without an error of its own. */
-  private readonly onClose = (): void => {
-    if (!this.ended) this.onError(new Error('the provider closed the connection before the end of the body'));
-  };
-
-  private settle(): void {
-    const waiter = this.waiter;
-    if (!waiter) return;
-    this.waiter = null;
-    if (this.failure !== undefined) waiter.reject(transportFailure(this.failure, this.signal));
-    else waiter.resolve({ value: undefined, done: true });
+/** The response body as an async iterable of chunks, with transport failures classified. */
+export async function* bodyChunks(response: UpstreamResponse, signal: AbortSignal): AsyncGenerator<Uint8Array> {
+  try {
+    for await (const chunk of response.body) yield chunk as Uint8Array;
+  } catch (error) {
+    throw transportFailure(error, signal);
   }
 }
 
