@@ -6,7 +6,7 @@ import type { GatewayDeps } from './http/gateway-deps.ts';
 import { closeConnectionsWhenClosing } from './http/chat/client-departure.ts';
 import { answerClientError, installErrorHandling } from './http/error-handling.ts';
 import { registerHealthRoutes } from './http/health-routes.ts';
-import { registerMetricsRoute } from './metrics/metrics-routes.ts';
+import { metricsPlacement, registerMetricsRoute } from './metrics/metrics-routes.ts';
 import { responseLogLine } from './metrics/request-log.ts';
 import { registerConsoleApi } from './http/console/console-api.ts';
 import { registerConsolePages } from './http/console/console-pages.ts';
@@ -67,7 +67,7 @@ export function buildApp(deps: GatewayDeps): FastifyInstance {
   installErrorHandling(app, deps);
   closeConnectionsWhenClosing(app);
   registerHealthRoutes(app, deps);
-  if (deps.config.metrics.enabled && deps.config.metrics.port === undefined) registerMetricsRoute(app, deps.metrics);
+  if (metricsPlacement(deps.config) === 'public-port') registerMetricsRoute(app, deps.metrics);
   registerV1Api(app, deps);
   registerOpenApiRoute(app);
   registerConsoleApi(app, deps);

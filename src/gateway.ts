@@ -24,7 +24,7 @@ import { closeGateway, trackConnections } from './close-gateway.ts';
 import { Readiness } from './http/readiness.ts';
 import { openSharedState } from './open-shared-state.ts';
 import { GatewayMetrics } from './metrics/gateway-metrics.ts';
-import { startMetricsServer } from './metrics/metrics-routes.ts';
+import { metricsPlacement, startMetricsServer } from './metrics/metrics-routes.ts';
 import { observeReceipts } from './metrics/observe-receipts.ts';
 import { receiptLogLine } from './metrics/request-log.ts';
 import { logDestination } from './metrics/log-destination.ts';
@@ -69,12 +69,13 @@ export async function createGateway(
     // With Redis, a model one process saw fail is skipped by all of them.
     board: redis ? redisCoolDownBoard(redis, { onError: (error) => logger.warn({ err: error }, 'model cool-downs could not be shared') }) : undefined,
   });
-  const catalogIds = () => [...catalog.models.keys(), ...catalog.aliases.keys()];
   const metrics: GatewayMetrics = new GatewayMetrics({
-    models: catalogIds,
+    catalog: () => catalog,
     health,
     holdsInFlight: () => meter.inFlight,
     heldNano: async () => (await store.accountSummary(DEFAULT_ACCOUNT_ID, new Date().toISOString().slice(0, 7))).heldNano,
+    perKey: config.metrics.per_key,
+    onLedgerError: (error) => logger.warn({ err: error }, 'metrics: the held amount could not be read; serving the last value'),
   });
   // Receipts feed the metrics and the request log as they are written: both agree with them.
   const meter = new RequestMeter(
@@ -119,8 +120,10 @@ export async function createGateway(
   const port = typeof address === 'object' && address ? address.port : config.server.port;
   const host = config.server.host.includes(':') ? `[${config.server.host}]` : config.server.host;
   deps.console.configure(resolveConsoleSettings(config, { host, port }));
-  const metricsServer =
-    config.metrics.enabled && config.metrics.port !== undefined ? await startMetricsServer(metrics, config.metrics.host, config.metrics.port) : null;
+  const placement = metricsPlacement(config);
+  const metricsServer = placement === 'own-port' ? await startMetricsServer(metrics, config.metrics.host, config.metrics.port!) : null;
+  if (placement === 'none' && config.metrics.enabled)
+    logger.warn('/metrics is not served: server.host is not a loopback address; set metrics.port (a port of its own) or metrics.public: true');
   let closing: Promise<void> | null = null;
   const parts = {
     app,

@@ -228,6 +228,10 @@ export const configSchema = z
         port: z.number().int().min(0).max(65535).optional(),
         /** Where the metrics port listens. */
         host: z.string().default('127.0.0.1'),
+        /** Without a port of its own: serve it on the public port even when server.host is not a loopback address. */
+        public: z.boolean().default(false),
+        /** A key_prefix label on tokens, cost and rate-limit metrics (one series per key). */
+        per_key: z.boolean().default(false),
       })
       .strict()
       .default({}),
