@@ -28,6 +28,7 @@ import { metricsPlacement, startMetricsServer } from './metrics/metrics-routes.t
 import { observeReceipts } from './metrics/observe-receipts.ts';
 import { receiptLogLine } from './metrics/request-log.ts';
 import { logDestination } from './metrics/log-destination.ts';
+import { startTracing } from './telemetry/tracing.ts';
 
 export interface RunningGateway {
   app: FastifyInstance;
@@ -86,6 +87,7 @@ export async function createGateway(
     holdKeeper,
   );
   const now = options.now ?? Date.now;
+  const tracing = await startTracing(process.env, config.providers, logger);
   const rules = new AliasRulesSync(store, catalog, DEFAULT_ACCOUNT_ID);
   await rules.sync(await shared.keyVersion());
   const deps: GatewayDeps = {
@@ -103,6 +105,7 @@ export async function createGateway(
     fix: new FixRunner({ config, catalog, store, meter, providers, health, logger, now }),
     console: new ConsoleAccess(redis ? redisSignInNonces(redis) : storeSignInNonces(store), new ConsoleSessions(store, now), now),
     rules,
+    tracing,
     keyVersion: shared.keyVersion,
     readiness: new Readiness(shared.probes, (probe, error) => logger.warn({ err: error, probe }, 'not ready')),
   };
@@ -145,7 +148,7 @@ export async function createGateway(
     metricsUrl: metricsServer?.url,
     close: () => {
       health.board.close();
-      return (closing ??= closeGateway(parts, times).finally(() => metricsServer?.close()));
+      return (closing ??= closeGateway(parts, times).finally(() => Promise.all([metricsServer?.close(), tracing?.shutdown().catch(() => {})])));
     },
   };
 }

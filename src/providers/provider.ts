@@ -18,6 +18,8 @@ export interface ProviderCall {
   onInputUsage?: (usage: Usage) => void;
   /** The client's own JSON text of long strings of the request, to write upstream as they are (json-pieces.ts). */
   jsonTexts?: ReadonlyMap<string, Uint8Array>;
+  /** The call's trace context (`traceparent`), sent upstream beside the provider's own headers when tracing is on. */
+  traceHeaders?: Record<string, string>;
 }
 
 /**

@@ -66,6 +66,7 @@ export async function serveChat<Parsed extends ParsedChat>(
         warn: (message) => metered.warn(model.id, message),
         onInputUsage: (usage) => (started.usage = usage),
         jsonTexts,
+        traceHeaders: lifecycle.trace?.attempt(model),
       };
     },
     attempts: metered.attempts,

@@ -3,7 +3,7 @@ import type { ChatResult } from '../../canonical/chat-result.ts';
 import type { StreamPart } from '../../canonical/stream-part.ts';
 import type { ProviderAdapter, ProviderCall } from '../provider.ts';
 import { SseDecoder, type SseEvent } from '../../formats/sse/parse-sse.ts';
-import { bodyChunks, createUpstreamAgent, discardBody, postJson, readJson } from '../upstream-http.ts';
+import { bodyChunks, createUpstreamAgent, discardBody, postJson, readJson, withTraceHeaders } from '../upstream-http.ts';
 import type { AnthropicMessagesBody } from '../../formats/anthropic-messages/anthropic-wire-types.ts';
 import { AnthropicStreamState } from '../../formats/anthropic-messages/convert-from-anthropic-events.ts';
 import { convertFromAnthropicMessage } from '../../formats/anthropic-messages/convert-from-anthropic-message.ts';
@@ -84,7 +84,8 @@ export function createAnthropicProvider(config: ProviderConfig): ProviderAdapter
  * The betas an Anthropic client enabled go upstream with the configured ones: fields such as
  * `context_management` are refused without theirs.
  */
-function headersFor(headers: Record<string, string>, call: ProviderCall): Record<string, string> {
+function headersFor(providerHeaders: Record<string, string>, call: ProviderCall): Record<string, string> {
+  const headers = withTraceHeaders(providerHeaders, call.traceHeaders);
   const betas = call.request.providerOptions?.anthropic?.betas;
   if (!betas?.length) return headers;
   const name = Object.keys(headers).find((key) => key.toLowerCase() === 'anthropic-beta') ?? 'anthropic-beta';

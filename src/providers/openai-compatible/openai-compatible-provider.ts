@@ -3,7 +3,7 @@ import type { ChatResult } from '../../canonical/chat-result.ts';
 import type { StreamPart } from '../../canonical/stream-part.ts';
 import type { ProviderAdapter, ProviderCall } from '../provider.ts';
 import { SseDecoder, type SseEvent } from '../../formats/sse/parse-sse.ts';
-import { bodyChunks, createUpstreamAgent, discardBody, postJson, readJson, transportFailure } from '../upstream-http.ts';
+import { bodyChunks, createUpstreamAgent, discardBody, postJson, readJson, transportFailure, withTraceHeaders } from '../upstream-http.ts';
 import { OpenAIStreamState } from '../../formats/openai-chat/convert-from-openai-chunks.ts';
 import { convertFromOpenAIResponse } from '../../formats/openai-chat/convert-from-openai-response.ts';
 import { convertToOpenAIRequest } from '../../formats/openai-chat/convert-to-openai-request.ts';
@@ -18,13 +18,27 @@ export function createOpenAICompatibleProvider(config: ProviderConfig): Provider
   if (config.apiKey) headers.authorization = `Bearer ${config.apiKey}`;
 
   async function generate(call: ProviderCall): Promise<ChatResult> {
-    const response = await postJson(agent, url, headers, convertToOpenAIRequest(call, false), call.signal, call.jsonTexts);
+    const response = await postJson(
+      agent,
+      url,
+      withTraceHeaders(headers, call.traceHeaders),
+      convertToOpenAIRequest(call, false),
+      call.signal,
+      call.jsonTexts,
+    );
     return convertFromOpenAIResponse(await readJson(response, call.signal));
   }
 
   /** An async generator, so the request and its status check run on the first next(). */
   async function* stream(call: ProviderCall): AsyncGenerator<StreamPart> {
-    const response = await postJson(agent, url, headers, convertToOpenAIRequest(call, true), call.signal, call.jsonTexts);
+    const response = await postJson(
+      agent,
+      url,
+      withTraceHeaders(headers, call.traceHeaders),
+      convertToOpenAIRequest(call, true),
+      call.signal,
+      call.jsonTexts,
+    );
     try {
       // A server that ignored `stream: true` answers with one JSON body; that is not a stream.
       const contentType = String(response.headers['content-type'] ?? '');
