@@ -22,6 +22,13 @@ export function buildApp(deps: GatewayDeps): FastifyInstance {
     // Receipts record every request; a log line per request would only cost CPU.
     logController: new LogController({ disableRequestLogging: true }),
     bodyLimit: deps.config.server.body_limit_bytes,
+    // A client trickling its headers or body is cut (408) instead of holding a connection forever.
+    requestTimeout: deps.config.server.request_timeout_ms,
+    http: {
+      headersTimeout: deps.config.server.headers_timeout_ms,
+      // How often Node looks for requests past those deadlines (its default is 30 s).
+      connectionsCheckingInterval: Math.max(50, Math.min(1_000, Math.floor(deps.config.server.headers_timeout_ms / 4))),
+    },
     return503OnClosing: true,
     // On close, idle keep-alive connections go at once; requests in flight may finish (see gateway.ts).
     forceCloseConnections: 'idle',

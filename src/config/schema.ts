@@ -197,8 +197,16 @@ export const configSchema = z
         drain_ms: z.number().int().nonnegative().default(10_000),
         /** On SIGTERM, the deadline of each step after the drain (settling, releasing holds, closing each client). */
         close_timeout_ms: z.number().int().positive().default(5_000),
+        /** A client must send a request's headers within this long (from the connection or the last answer); else 408 and the connection closes. */
+        headers_timeout_ms: z.number().int().positive().default(30_000),
+        /** A client must send a whole request, body included, within this long; else 408 and the connection closes. */
+        request_timeout_ms: z.number().int().positive().default(120_000),
       })
       .strict()
+      .refine((server) => server.headers_timeout_ms <= server.request_timeout_ms, {
+        message: 'headers_timeout_ms must not be more than request_timeout_ms',
+        path: ['headers_timeout_ms'],
+      })
       .default({}),
     database: z
       .object({ path: z.string().default('./data/gateway.db') })
