@@ -72,7 +72,7 @@ function dechunk(text: string): { body: string; length: number } | null {
  * Every response in `text` (latin-1), interim 1xx ones left out; the last runs to the end when
  * its length is unknown. The first has no body when it answers a HEAD.
  */
-function parseResponses(text: string, firstIsHead: boolean): RawResponse[] {
+export function parseResponses(text: string, firstIsHead: boolean): RawResponse[] {
   const responses: RawResponse[] = [];
   let rest = text;
   while (rest !== '') {
