@@ -3,8 +3,7 @@ import { after, before, describe, test } from 'node:test';
 import { privateKeyToAccount } from 'viem/accounts';
 import { consoleClient, type Session } from './helpers/console-client.ts';
 import { startHarness, type Harness } from './helpers/gateway-harness.ts';
-import { connect } from 'node:net';
-import { parseResponses, sendHttp, type RawResponse } from './helpers/raw-http.ts';
+import { sendHttp, sendRawAndWait, type RawResponse } from './helpers/raw-http.ts';
 
 /**
  * Route auth fooled by a path spelling, a prefix or the Host header (advisories of peer
@@ -69,20 +68,7 @@ async function sendWithHost(
   for (const [name, value] of headers) lines.push(`${name}: ${value}`);
   if (body !== undefined) lines.push(`content-length: ${Buffer.byteLength(body)}`);
   const bytes = Buffer.from(`${lines.join('\r\n')}\r\n\r\n${body ?? ''}`, 'latin1');
-  // Written without ending our side: a server may drop a request whose client closed before the answer.
-  const { hostname, port } = new URL(baseUrl);
-  const text = await new Promise<string>((resolve, reject) => {
-    const socket = connect(Number(port), hostname, () => socket.write(bytes));
-    const pieces: Buffer[] = [];
-    const timer = setTimeout(() => socket.destroy(new Error(`${requestLine}: no answer in 5 s`)), 5_000);
-    socket.on('data', (piece: Buffer) => pieces.push(piece));
-    socket.on('error', reject);
-    socket.on('close', () => {
-      clearTimeout(timer);
-      resolve(Buffer.concat(pieces).toString('latin1'));
-    });
-  });
-  const [response] = parseResponses(text, false);
+  const [response] = await sendRawAndWait(baseUrl, bytes);
   assert.ok(response, `${requestLine}: an answer`);
   return response;
 }

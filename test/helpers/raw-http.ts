@@ -72,7 +72,7 @@ function dechunk(text: string): { body: string; length: number } | null {
  * Every response in `text` (latin-1), interim 1xx ones left out; the last runs to the end when
  * its length is unknown. The first has no body when it answers a HEAD.
  */
-export function parseResponses(text: string, firstIsHead: boolean): RawResponse[] {
+function parseResponses(text: string, firstIsHead: boolean): RawResponse[] {
   const responses: RawResponse[] = [];
   let rest = text;
   while (rest !== '') {
@@ -134,5 +134,25 @@ export function sendRawBytes(
       resolve(parseResponses(Buffer.concat(chunks).toString('latin1'), options.firstIsHead === true));
     });
     socket.on('connect', () => socket.end(Buffer.from(bytes)));
+  });
+}
+
+/**
+ * Write request bytes on a fresh connection without ending our side, and read until the server
+ * closes it (send `connection: close`): what a client waiting for its answer sees. A server may
+ * drop a request whose client half-closed before the answer, as `sendRawBytes` does.
+ */
+export function sendRawAndWait(baseUrl: string, bytes: Uint8Array, timeoutMs = 5_000): Promise<RawResponse[]> {
+  const url = new URL(baseUrl);
+  return new Promise((resolve, reject) => {
+    const socket = connect({ host: url.hostname, port: Number(url.port) }, () => socket.write(bytes));
+    const pieces: Buffer[] = [];
+    const timer = setTimeout(() => socket.destroy(new Error(`the connection stayed open ${timeoutMs} ms`)), timeoutMs);
+    socket.on('data', (piece: Buffer) => pieces.push(piece));
+    socket.on('error', (error: NodeJS.ErrnoException) => (error.code === 'ECONNRESET' || error.code === 'EPIPE' ? undefined : reject(error)));
+    socket.on('close', () => {
+      clearTimeout(timer);
+      resolve(parseResponses(Buffer.concat(pieces).toString('latin1'), false));
+    });
   });
 }
