@@ -82,7 +82,12 @@ describe('client fields never choose the upstream or its credential', () => {
       route: '/v1/messages',
       model: 'anth/claude',
       upstream: 'anthropic',
-      body: (fields) => ({ model: 'anth/claude', max_tokens: 50, messages: [{ role: 'user', content: [{ type: 'text', text: 'hi', ...fields }] }], ...fields }),
+      body: (fields) => ({
+        model: 'anth/claude',
+        max_tokens: 50,
+        messages: [{ role: 'user', content: [{ type: 'text', text: 'hi', ...fields }] }],
+        ...fields,
+      }),
     },
     {
       route: '/v1/messages',
