@@ -7,6 +7,7 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { after, before, describe, test } from 'node:test';
 import { tracingWanted } from '../src/telemetry/tracing.ts';
+import { BROKEN_EDIT, FIX_INPUT, GOOD_EDIT } from './helpers/fix-fixtures.ts';
 import { startHarness, type Harness } from './helpers/gateway-harness.ts';
 import { startOtlpReceiver, type OtlpReceiver, type ReceivedSpan } from './helpers/otlp-receiver.ts';
 
@@ -153,6 +154,58 @@ describe('OpenTelemetry traces, exported over OTLP/HTTP as the OTEL_* variables 
     const skipped = request.events.find((event) => event.name === 'gateway.candidate_skipped');
     assert.equal(skipped?.attributes['gateway.model'], 'up/alpha', 'the cooled-down candidate, skipped without a call');
     harness.fake.reset();
+  });
+});
+
+describe('a fix run traced', () => {
+  let receiver: OtlpReceiver;
+  let harness: Harness;
+  before(async () => {
+    receiver = await startOtlpReceiver();
+    process.env.OTEL_EXPORTER_OTLP_ENDPOINT = receiver.url;
+    harness = await startHarness();
+  });
+  after(async () => {
+    await harness?.close();
+    await receiver?.close();
+  });
+
+  test("an invoke_agent span under the client's traceparent, a chat span per step with its cost, traceparent sent upstream", async () => {
+    harness.fake.script(
+      'alpha',
+      { text: BROKEN_EDIT, usage: { prompt: 300, completion: 40 } },
+      { text: GOOD_EDIT, usage: { prompt: 400, completion: 50 } },
+    );
+    const quote = (await (await harness.post('/v1/fix/quote', { agent: 'code-fix', tier: 'fast', ...FIX_INPUT })).json()) as { id: string };
+    const traceId = hex(16);
+    const response = await harness.post('/v1/fix/runs', { quote: quote.id }, undefined, { traceparent: `00-${traceId}-${hex(8)}-01` });
+    const run = (await response.json()) as { status: string; receipt_id: string };
+    assert.equal(run.status, 'succeeded');
+    const receipt = (await (await harness.get(`/v1/receipts/${run.receipt_id}`)).json()) as { cost: string };
+    await harness.gateway.deps.tracing!.flush();
+    const spans = await receiver.waitFor((all) => all.some((span) => span.attributes['gateway.receipt.id'] === run.receipt_id));
+    const request = spans.find((span) => span.attributes['gateway.receipt.id'] === run.receipt_id)!;
+    assert.equal(request.traceId, traceId);
+    assert.equal(request.name, 'invoke_agent code-fix');
+    assert.equal(request.attributes['gen_ai.operation.name'], 'invoke_agent');
+    assert.equal(request.attributes['gen_ai.agent.name'], 'code-fix');
+    assert.equal(request.attributes['gen_ai.usage.input_tokens'], 700, 'the run sums its steps');
+    const steps = spans.filter((span) => span.parentSpanId === request.spanId).sort((a, b) => Number(a.startNanos - b.startNanos));
+    assert.deepEqual(
+      steps.map((span) => [span.name, span.attributes['gateway.fix.step'], span.attributes['gateway.outcome']]),
+      [
+        ['chat alpha', 1, 'succeeded'],
+        ['chat alpha', 3, 'succeeded'],
+      ],
+    );
+    const costs = steps.map((span) => Number(span.attributes['gateway.cost_nano_usd']));
+    assert.ok(costs.every((cost) => cost > 0));
+    assert.equal(costs[0]! + costs[1]!, Number(BigInt(receipt.cost.replace('.', ''))), 'step costs add up to the receipt, to the nano-dollar');
+    assert.equal(request.attributes['gateway.cost_nano_usd'], costs[0]! + costs[1]!);
+    assert.deepEqual(
+      harness.fake.requests.map((recorded) => String(recorded.headers.traceparent)),
+      steps.map((span) => `00-${traceId}-${span.spanId}-01`),
+    );
   });
 });
 

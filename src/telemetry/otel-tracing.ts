@@ -22,6 +22,8 @@ import type { RequestTrace, Tracing } from './tracing.ts';
 
 /** Chat requests are the GenAI conventions' `chat` operation, whatever their wire format. */
 const OPERATION = 'chat';
+/** A fix run is an agent's run: its steps' model calls are `chat` spans under it. */
+const AGENT_OPERATION = 'invoke_agent';
 
 /** What a span says about the provider serving a model: its vendor (gen_ai.provider.name), id and host. */
 interface ProviderFacts {
@@ -93,14 +95,13 @@ export function startOtelTracing(env: NodeJS.ProcessEnv, providers: readonly Pro
     return attributes;
   }
 
-  function begin(headers: IncomingHttpHeaders): RequestTrace {
+  function begin(headers: IncomingHttpHeaders, agent?: string): RequestTrace {
     const startedAt = Date.now();
     const parent = propagator.extract(ROOT_CONTEXT, headers, defaultTextMapGetter);
-    const span = tracer.startSpan(
-      OPERATION,
-      { kind: SpanKind.SERVER, startTime: startedAt, attributes: { 'gen_ai.operation.name': OPERATION } },
-      parent,
-    );
+    const attributes: Attributes = { 'gen_ai.operation.name': agent === undefined ? OPERATION : AGENT_OPERATION };
+    if (agent !== undefined) attributes['gen_ai.agent.name'] = agent;
+    const name = agent === undefined ? OPERATION : `${AGENT_OPERATION} ${agent}`;
+    const span = tracer.startSpan(name, { kind: SpanKind.SERVER, startTime: startedAt, attributes }, parent);
     const inside = trace.setSpan(parent, span);
     const calls: StartedCall[] = [];
     let ended = false;
@@ -114,11 +115,12 @@ export function startOtelTracing(env: NodeJS.ProcessEnv, providers: readonly Pro
     function endCall(call: StartedCall, attempt: Attempt, answered: ReceiptRecord | null): void {
       const attributes: Attributes = { 'gateway.outcome': attempt.outcome, 'gateway.cost_nano_usd': attempt.costNano ?? 0 };
       if (attempt.errorCode) attributes['error.type'] = attempt.errorCode;
+      if (attempt.step !== undefined) attributes['gateway.fix.step'] = attempt.step;
       if (answered) {
-        Object.assign(attributes, usageAttributes(answered.usage), {
-          'gen_ai.response.model': call.model.upstream,
-          'gateway.cost_nano_usd': attempt.costNano ?? answered.costNano,
-        });
+        // A fix run's receipt sums the usage of all its steps: each call keeps its own cost only.
+        if (attempt.step === undefined) Object.assign(attributes, usageAttributes(answered.usage));
+        attributes['gen_ai.response.model'] = call.model.upstream;
+        attributes['gateway.cost_nano_usd'] = attempt.costNano ?? answered.costNano;
       }
       call.span.setAttributes(attributes);
       if (attempt.outcome === 'failed') call.span.setStatus({ code: SpanStatusCode.ERROR, message: attempt.errorCode ?? 'failed' });
@@ -158,22 +160,22 @@ export function startOtelTracing(env: NodeJS.ProcessEnv, providers: readonly Pro
           span.end(endAt);
           return;
         }
-        // The answering call: the last one of the answering model that did not fail.
+        // The answering call: the last one of the answering model that did not fail; in a fix run, each step's.
         const answering = receipt.answeringModel
           ? receipt.attempts.findLastIndex((attempt) => attempt.model === receipt.answeringModel && attempt.outcome !== 'failed')
           : -1;
+        const answered = (attempt: Attempt, index: number) => index === answering || (attempt.step !== undefined && attempt.outcome === 'succeeded');
         receipt.attempts.forEach((attempt, index) => {
           if (attempt.outcome === 'skipped') {
             span.addEvent('gateway.candidate_skipped', { 'gateway.model': attempt.model, 'gateway.reason': attempt.detail ?? '' }, endAt);
             return;
           }
           const call = callSpan(attempt);
-          if (call) endCall(call, attempt, index === answering ? receipt : null);
+          if (call) endCall(call, attempt, answered(attempt, index) ? receipt : null);
         });
         // Calls the receipt does not list (none expected): ended as they stand.
         for (const call of calls) call.span.end(endAt);
-        const name = receipt.requestedModel ? `${OPERATION} ${receipt.requestedModel}` : OPERATION;
-        span.updateName(name);
+        if (agent === undefined) span.updateName(receipt.requestedModel ? `${OPERATION} ${receipt.requestedModel}` : OPERATION);
         const attributes: Attributes = {
           'gateway.endpoint': receipt.endpoint,
           'gateway.request.id': receipt.requestId,

@@ -5,8 +5,11 @@ import type { ReceiptRecord } from '../storage/records.ts';
 
 /** The traces of model requests, exported over OTLP/HTTP. Null when tracing is off: nothing of it is loaded. */
 export interface Tracing {
-  /** A model request arriving now; `headers` may carry the client's `traceparent`, which becomes its parent. */
-  begin(headers: IncomingHttpHeaders): RequestTrace;
+  /**
+   * A model request arriving now; `headers` may carry the client's `traceparent`, which becomes its
+   * parent. `agent`: a fix run of that agent (the conventions' invoke_agent), else a chat request.
+   */
+  begin(headers: IncomingHttpHeaders, agent?: string): RequestTrace;
   /** Sends every span ended so far. */
   flush(): Promise<void>;
   /** Sends what is left and stops. */
