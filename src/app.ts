@@ -4,7 +4,7 @@ import type { GatewayDeps } from './http/gateway-deps.ts';
 import { closeConnectionsWhenClosing } from './http/chat/client-departure.ts';
 import { answerClientError, answerUnreadableUrl, installErrorHandling } from './http/error-handling.ts';
 import { registerHealthRoutes } from './http/health-routes.ts';
-import { registerMetricsRoute } from './metrics/metrics-routes.ts';
+import { metricsPlacement, registerMetricsRoute } from './metrics/metrics-routes.ts';
 import { responseLogLine } from './metrics/request-log.ts';
 import { registerConsoleApi } from './http/console/console-api.ts';
 import { registerConsolePages } from './http/console/console-pages.ts';
@@ -21,6 +21,13 @@ export function buildApp(deps: GatewayDeps): FastifyInstance {
     // Receipts record every request; a log line per request would only cost CPU.
     logController: new LogController({ disableRequestLogging: true }),
     bodyLimit: deps.config.server.body_limit_bytes,
+    // A client trickling its headers or body is cut (408) instead of holding a connection forever.
+    requestTimeout: deps.config.server.request_timeout_ms,
+    http: {
+      headersTimeout: deps.config.server.headers_timeout_ms,
+      // How often Node looks for requests past those deadlines (its default is 30 s).
+      connectionsCheckingInterval: Math.max(50, Math.min(1_000, Math.floor(deps.config.server.headers_timeout_ms / 4))),
+    },
     return503OnClosing: true,
     // On close, idle keep-alive connections go at once; requests in flight may finish (see gateway.ts).
     forceCloseConnections: 'idle',
@@ -58,7 +65,7 @@ export function buildApp(deps: GatewayDeps): FastifyInstance {
   installErrorHandling(app, deps);
   closeConnectionsWhenClosing(app);
   registerHealthRoutes(app, deps);
-  if (deps.config.metrics.enabled && deps.config.metrics.port === undefined) registerMetricsRoute(app, deps.metrics);
+  if (metricsPlacement(deps.config) === 'public-port') registerMetricsRoute(app, deps.metrics);
   registerV1Api(app, deps);
   registerResponsesSocket(app, deps);
   registerOpenApiRoute(app);

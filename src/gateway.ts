@@ -26,10 +26,11 @@ import { openSharedState } from './open-shared-state.ts';
 import { currentAlerts } from './limits/account-alerts.ts';
 import { throttled } from './lib/throttled.ts';
 import { GatewayMetrics } from './metrics/gateway-metrics.ts';
-import { startMetricsServer } from './metrics/metrics-routes.ts';
+import { metricsPlacement, startMetricsServer } from './metrics/metrics-routes.ts';
 import { observeReceipts } from './metrics/observe-receipts.ts';
 import { receiptLogLine } from './metrics/request-log.ts';
 import { logDestination } from './metrics/log-destination.ts';
+import { startTracing } from './telemetry/tracing.ts';
 
 export interface RunningGateway {
   app: FastifyInstance;
@@ -100,13 +101,14 @@ export async function createGateway(
         })
       : undefined,
   });
-  const catalogIds = () => [...deps.catalog.models.keys(), ...deps.catalog.aliases.keys()];
   const metrics: GatewayMetrics = new GatewayMetrics({
-    models: catalogIds,
+    catalog: () => deps.catalog,
     health,
     holdsInFlight: () => meter.inFlight,
     heldNano: async () => (await store.accountSummary(DEFAULT_ACCOUNT_ID, new Date().toISOString().slice(0, 7))).heldNano,
     alerts: () => currentAlerts(store, DEFAULT_ACCOUNT_ID, Date.now()),
+    perKey: config.metrics.per_key,
+    onLedgerError: (error) => logger.warn({ err: error }, 'metrics: the held amount could not be read; serving the last value'),
   });
   // Receipts feed the metrics and the request log as they are written: both agree with them.
   const meter = new RequestMeter(
@@ -117,6 +119,7 @@ export async function createGateway(
     holdKeeper,
   );
   const now = options.now ?? Date.now;
+  const tracing = await startTracing(process.env, config.providers, logger);
   const rules = new AliasRulesSync(store, catalog, DEFAULT_ACCOUNT_ID);
   await rules.sync(await shared.keyVersion());
   // A reload replaces config, catalog, providers and rules on deps; the fix runner reads them there.
@@ -151,6 +154,7 @@ export async function createGateway(
     fix: new FixRunner(fixDeps),
     console: new ConsoleAccess(redis ? redisSignInNonces(redis) : storeSignInNonces(store), new ConsoleSessions(store, now), now),
     rules,
+    tracing,
     keyVersion: shared.keyVersion,
     readiness: new Readiness(shared.probes, (probe, error) => logger.warn({ err: error, probe }, 'not ready')),
   };
@@ -168,8 +172,10 @@ export async function createGateway(
   const port = typeof address === 'object' && address ? address.port : config.server.port;
   const host = config.server.host.includes(':') ? `[${config.server.host}]` : config.server.host;
   deps.console.configure(resolveConsoleSettings(config, { host, port }));
-  const metricsServer =
-    config.metrics.enabled && config.metrics.port !== undefined ? await startMetricsServer(metrics, config.metrics.host, config.metrics.port) : null;
+  const placement = metricsPlacement(config);
+  const metricsServer = placement === 'own-port' ? await startMetricsServer(metrics, config.metrics.host, config.metrics.port!) : null;
+  if (placement === 'none' && config.metrics.enabled)
+    logger.warn('/metrics is not served: server.host is not a loopback address; set metrics.port (a port of its own) or metrics.public: true');
   let closing: Promise<void> | null = null;
   const parts = {
     app,
@@ -218,7 +224,7 @@ export async function createGateway(
     },
     close: () => {
       health.board.close();
-      return (closing ??= closeGateway(parts, times).finally(() => metricsServer?.close()));
+      return (closing ??= closeGateway(parts, times).finally(() => Promise.all([metricsServer?.close(), tracing?.shutdown().catch(() => {})])));
     },
   };
 }

@@ -43,6 +43,27 @@ describe('GET /metrics: a Prometheus scrape agrees with the receipts', () => {
 
   test('after a mix of requests: counts, tokens, costs, fallbacks, rate limits, histograms, bounded labels', async () => {
     const { fake } = harness;
+    const before = parse(await (await fetch(`${harness.gateway.url}/metrics`)).text());
+    assert.equal(sum(before.get('gateway_requests_total'), { requested_model: 'svc/fast', model: 'up/beta', status: 'succeeded' }), 0);
+    assert.ok(
+      before
+        .get('gateway_requests_total')!
+        .metrics.some((sample) => sample.labels?.requested_model === 'svc/fast' && sample.labels.model === 'up/beta'),
+      'the series of every configured model and alias candidate exist at zero before any request',
+    );
+    for (const name of ['gateway_cost_nano_usd_total', 'gateway_tokens_total', 'gateway_fallbacks_total', 'gateway_rate_limited_total']) {
+      const family = before.get(name);
+      assert.ok(family && family.metrics.length > 0, `${name} has series from the start`);
+      assert.equal(sum(family, {}), 0);
+    }
+    assert.ok(sum(before.get('gateway_cost_nano_usd_total'), { model: 'anth/claude', provider: 'anth' }) === 0);
+    assert.equal(
+      histogramCount(await (await fetch(`${harness.gateway.url}/metrics`)).text(), 'gateway_provider_call_duration_seconds', {
+        model: 'up/tiny',
+        outcome: 'failed',
+      }),
+      0,
+    );
     fake.script('alpha', { text: 'one', usage: { prompt: 100, completion: 7, cached: 40 } }, { status: 500 }, { status: 500 }, { status: 500 });
     fake.script('beta', { text: 'two', usage: { prompt: 50, completion: 3 } }, { status: 500 });
     const limited = await issueApiKey(harness.gateway.deps.store, { name: 'limited', scopes: ['inference'], rateLimitPerMinute: 1 });
@@ -89,10 +110,25 @@ describe('GET /metrics: a Prometheus scrape agrees with the receipts', () => {
     assert.equal(sum(families.get('gateway_tokens_total'), { model: 'up/alpha', kind: 'cached_input' }), 40);
     assert.equal(sum(families.get('gateway_tokens_total'), { model: 'up/alpha', kind: 'input' }), 60);
     assert.equal(sum(families.get('gateway_fallbacks_total'), { requested_model: 'svc/fast', model: 'up/beta' }), 1);
-    assert.equal(sum(families.get('gateway_rate_limited_total'), { key_prefix: limited.record.prefix }), 1);
+    assert.equal(sum(families.get('gateway_rate_limited_total'), {}), 1);
+    assert.ok(!text.includes('key_prefix') && !text.includes(limited.record.prefix), 'no per-key series unless metrics.per_key');
+    assert.equal(sum(requests, { model: 'up/beta', provider: 'up', status: 'succeeded' }), 3, 'the answering model with its provider');
+    assert.equal(sum(families.get('gateway_cost_nano_usd_total'), { provider: 'up' }), sum(families.get('gateway_cost_nano_usd_total'), {}));
+    const stateModels = new Set(families.get('gateway_model_state')!.metrics.map((sample) => sample.labels?.model));
+    assert.deepEqual([...stateModels].sort(), ['anth/claude', 'up/alpha', 'up/beta', 'up/tiny'], 'models only, never an alias');
+    assert.equal(sum(families.get('gateway_model_state'), { model: 'anth/claude', provider: 'anth', state: 'up' }), 1);
+    const candidates = families.get('gateway_alias_candidate')!.metrics.filter((sample) => sample.labels?.alias === 'svc/fast');
+    assert.deepEqual(
+      candidates.map((sample) => [sample.labels?.position, sample.labels?.model, sample.labels?.provider]).sort(),
+      [
+        ['0', 'up/alpha', 'up'],
+        ['1', 'up/beta', 'up'],
+      ],
+      'aliases have a metric of their own: their candidates in order',
+    );
     assert.equal(histogramCount(text, 'gateway_overhead_seconds', {}), all.length, 'the overhead histogram counts every receipt');
     assert.equal(histogramCount(text, 'gateway_request_duration_seconds', {}), all.length);
-    assert.equal(histogramCount(text, 'gateway_provider_call_duration_seconds', { model: 'up/alpha', outcome: 'failed' }), 2);
+    assert.equal(histogramCount(text, 'gateway_provider_call_duration_seconds', { model: 'up/alpha', provider: 'up', outcome: 'failed' }), 2);
     assert.equal(histogramCount(text, 'gateway_time_to_first_token_seconds', { model: 'up/beta' }), 3);
     assert.ok(sum(families.get('gateway_http_requests_total'), { route: '/v1/chat/completions', status: '429' }) === 1);
     assert.equal(sum(families.get('gateway_holds_in_flight'), {}), 0);
@@ -114,5 +150,46 @@ describe('metrics on a port of their own', () => {
     const scrape = await fetch(`${harness.gateway.metricsUrl}/metrics`);
     assert.equal(scrape.status, 200);
     assert.ok(parse(await scrape.text()).has('gateway_requests_total'));
+  });
+});
+
+describe('metrics.per_key: a key_prefix label on tokens, cost and rate limits', () => {
+  let harness: Harness;
+  before(async () => {
+    harness = await startHarness({ editConfig: (text) => text.replace('providers:', 'metrics: { per_key: true }\nproviders:') });
+  });
+  after(() => harness.close());
+
+  test('each key its own series', async () => {
+    harness.fake.script('alpha', { text: 'one', usage: { prompt: 10, completion: 2 } });
+    const response = await harness.post('/v1/chat/completions', { model: 'up/alpha', messages: [{ role: 'user', content: 'hi' }] });
+    assert.equal(response.status, 200);
+    const families = parse(await (await fetch(`${harness.gateway.url}/metrics`)).text());
+    const prefix = harness.key.slice(0, 12);
+    const cost = families.get('gateway_cost_nano_usd_total')!.metrics;
+    assert.equal(cost.length, 1);
+    assert.ok(prefix.startsWith(cost[0]!.labels!.key_prefix!), 'the public prefix of the key, never the key');
+    assert.equal(sum(families.get('gateway_tokens_total'), { key_prefix: cost[0]!.labels!.key_prefix!, kind: 'output' }), 2);
+  });
+});
+
+describe('/metrics on the public port', () => {
+  const onAllAddresses = (text: string) => text.replace('host: 127.0.0.1', 'host: 0.0.0.0');
+
+  test('listening beyond loopback: not served there by default, served with metrics.public: true', async () => {
+    const closed = await startHarness({ editConfig: onAllAddresses });
+    try {
+      assert.equal((await fetch(`${closed.gateway.url}/metrics`)).status, 404);
+    } finally {
+      await closed.close();
+    }
+    const open = await startHarness({ editConfig: (text) => onAllAddresses(text).replace('providers:', 'metrics: { public: true }\nproviders:') });
+    try {
+      const scrape = await fetch(`${open.gateway.url}/metrics`);
+      assert.equal(scrape.status, 200);
+      assert.ok(parse(await scrape.text()).has('gateway_requests_total'));
+    } finally {
+      await open.close();
+    }
   });
 });

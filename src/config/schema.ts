@@ -215,8 +215,16 @@ export const configSchema = z
         close_timeout_ms: z.number().int().positive().default(5_000),
         /** On SIGTERM, how long /ready answers 503 while requests are still accepted and served, before the listener closes. */
         ready_grace_ms: z.number().int().nonnegative().default(0),
+        /** A client must send a request's headers within this long (from the connection or the last answer); else 408 and the connection closes. */
+        headers_timeout_ms: z.number().int().positive().default(30_000),
+        /** A client must send a whole request, body included, within this long; else 408 and the connection closes. */
+        request_timeout_ms: z.number().int().positive().default(120_000),
       })
       .strict()
+      .refine((server) => server.headers_timeout_ms <= server.request_timeout_ms, {
+        message: 'headers_timeout_ms must not be more than request_timeout_ms',
+        path: ['headers_timeout_ms'],
+      })
       .default({}),
     database: z
       .object({ path: z.string().default('./data/gateway.db') })
@@ -246,6 +254,10 @@ export const configSchema = z
         port: z.number().int().min(0).max(65535).optional(),
         /** Where the metrics port listens. */
         host: z.string().default('127.0.0.1'),
+        /** Without a port of its own: serve it on the public port even when server.host is not a loopback address. */
+        public: z.boolean().default(false),
+        /** A key_prefix label on tokens, cost and rate-limit metrics (one series per key). */
+        per_key: z.boolean().default(false),
       })
       .strict()
       .default({}),

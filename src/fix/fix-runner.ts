@@ -8,6 +8,7 @@ import type { GatewayConfig, ModelConfig } from '../config/schema.ts';
 import { GatewayError, toGatewayError } from '../errors/gateway-error.ts';
 import type { ProviderRegistry } from '../providers/provider-registry.ts';
 import { generateWithFallback } from '../routing/call-with-fallback.ts';
+import type { RequestTrace } from '../telemetry/tracing.ts';
 import type { ModelCatalog } from '../routing/model-catalog.ts';
 import type { ModelHealth } from '../routing/model-health.ts';
 import type { Attempt } from '../routing/attempt.ts';
@@ -56,10 +57,17 @@ export class FixRunner {
    * Start the quote's run (at most once: a quote that already ran returns its run), holding its
    * maximum like a chat hold. `metered` is the request's meter; it is settled by the run.
    */
-  async start(quote: FixQuoteRecord, key: ApiKeyRecord, metered: MeteredRequest, runId: string): Promise<FixRunRecord> {
+  async start(
+    quote: FixQuoteRecord,
+    key: ApiKeyRecord,
+    metered: MeteredRequest,
+    runId: string,
+    trace: RequestTrace | null = null,
+  ): Promise<FixRunRecord> {
     if (this.closing) {
       const refusal = new GatewayError('provider_unavailable', 'The gateway is shutting down; run the quote again on another process.');
-      await metered.settle('failed', refusal.code);
+      const receipt = await metered.settle('failed', refusal.code);
+      trace?.end(receipt);
       throw refusal;
     }
     const run: FixRunRecord = {
@@ -85,17 +93,20 @@ export class FixRunner {
       started = await this.deps.store.startFixRun(run, metered.holdFor(quote.maxCostNano), key.dailyLimitNano);
     } catch (error) {
       metered.abandon();
+      trace?.end(null);
       throw error;
     }
     if (!started.started && 'existing' in started) {
       // Posted again at the same moment: this request returns the run, with a receipt of its own at no cost.
-      await metered.settle('succeeded', null);
+      const receipt = await metered.settle('succeeded', null);
+      trace?.end(receipt);
       return started.existing;
     }
     if (!started.started) {
       // Refused before any call: a receipt at cost 0, as for a chat request.
       const refusal = holdRefusal(started.refused, quote.maxCostNano);
-      await metered.settle('failed', refusal.code);
+      const receipt = await metered.settle('failed', refusal.code);
+      trace?.end(receipt);
       throw refusal;
     }
     metered.holdNano = quote.maxCostNano;
@@ -103,7 +114,7 @@ export class FixRunner {
     const controller = new AbortController();
     const local: LocalRun = { controller, done: Promise.resolve() };
     this.local.set(run.id, local);
-    local.done = this.execute(run, quote, metered, controller).finally(() => {
+    local.done = this.execute(run, quote, metered, controller, trace).finally(() => {
       this.local.delete(run.id);
       this.wake(run.id);
     });
@@ -171,7 +182,13 @@ export class FixRunner {
     await running;
   }
 
-  private async execute(run: FixRunRecord, quote: FixQuoteRecord, metered: MeteredRequest, controller: AbortController): Promise<void> {
+  private async execute(
+    run: FixRunRecord,
+    quote: FixQuoteRecord,
+    metered: MeteredRequest,
+    controller: AbortController,
+    trace: RequestTrace | null,
+  ): Promise<void> {
     const { store, logger } = this.deps;
     let sequence = 0;
     const emit = async (type: string, data: Record<string, unknown>) => {
@@ -200,7 +217,7 @@ export class FixRunner {
           await prompt.count();
           return worstCaseCost(prompt, (await this.plan(quote, prompt, this.deps.catalog)).candidates);
         },
-        callModel: (prompt, stepIndex) => this.callModel(quote, prompt, stepIndex, metered, controller.signal),
+        callModel: (prompt, stepIndex) => this.callModel(quote, prompt, stepIndex, metered, controller.signal, trace),
         signal: controller.signal,
         stepStarted: (step) => emit('step.started', { step }),
         stepEnded: (step) => emit('step.completed', { step }),
@@ -219,7 +236,7 @@ export class FixRunner {
         error: { code: 'gateway_shutdown', message: 'The gateway shut down during the run; the calls it made are charged.' },
       };
     }
-    await this.settle(run, outcome, metered, emit);
+    await this.settle(run, outcome, metered, emit, trace);
   }
 
   private async settle(
@@ -227,6 +244,7 @@ export class FixRunner {
     outcome: FixOutcome,
     metered: MeteredRequest,
     emit: (type: string, data: Record<string, unknown>) => Promise<void>,
+    trace: RequestTrace | null,
   ): Promise<void> {
     const receiptStatus: ReceiptStatus = outcome.status === 'succeeded' ? 'succeeded' : outcome.status === 'cancelled' ? 'cancelled' : 'failed';
     const actual = metered.actualCostNano;
@@ -241,12 +259,14 @@ export class FixRunner {
     };
     let ended = false;
     try {
-      await metered.settle(receiptStatus, outcome.error?.code ?? null, async (receipt) => {
+      const receipt = await metered.settle(receiptStatus, outcome.error?.code ?? null, async (receipt) => {
         ended = await this.deps.store.finishFixRun(run.id, outcome.status, result, new Date().toISOString(), receipt);
       });
+      trace?.end(receipt);
       if (ended) await emit('run.completed', { status: outcome.status });
     } catch (error) {
       // The hold stays until recovery releases it and ends the run: nothing is lost.
+      trace?.end(null);
       this.deps.logger.error({ err: error, runId: run.id }, 'could not record the end of a fix run');
     }
   }
@@ -256,12 +276,19 @@ export class FixRunner {
   }
 
   /** One step's model call through the router, every attempt on the receipt with its step. */
-  private async callModel(quote: FixQuoteRecord, prompt: PromptMeasure, step: number, metered: MeteredRequest, signal: AbortSignal) {
+  private async callModel(
+    quote: FixQuoteRecord,
+    prompt: PromptMeasure,
+    step: number,
+    metered: MeteredRequest,
+    signal: AbortSignal,
+    trace: RequestTrace | null,
+  ) {
     // One config for the whole call, whatever a reload does meanwhile.
     const { catalog, providers } = this.deps;
     const release = providers.use();
     try {
-      return await this.callModelWith(catalog, providers, quote, prompt, step, metered, signal);
+      return await this.callModelWith(catalog, providers, quote, prompt, step, metered, signal, trace);
     } finally {
       release();
     }
@@ -275,6 +302,7 @@ export class FixRunner {
     step: number,
     metered: MeteredRequest,
     signal: AbortSignal,
+    trace: RequestTrace | null,
   ) {
     const { request } = prompt;
     const plan = await this.plan(quote, prompt, catalog);
@@ -293,6 +321,7 @@ export class FixRunner {
             maxOutputTokens: outputCapFor(request, candidate),
             signal,
             warn: (message) => metered.warn(candidate.id, message),
+            traceHeaders: trace?.attempt(candidate),
           };
         },
         attempts,

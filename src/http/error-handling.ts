@@ -61,6 +61,11 @@ export function answerClientError(error: NodeJS.ErrnoException, socket: Socket):
   socket.destroy(error);
 }
 
+/** A request's path as an error message shows it: no query, a gateway key pasted into it hidden. */
+export function pathInMessage(url: string): string {
+  return url.split('?')[0]!.replace(/svc_[A-Za-z0-9_-]+/g, 'svc_[redacted]');
+}
+
 /** The route's format; on a route without one (models, unknown paths), Anthropic clients are known by their version header. */
 function errorWire(request: FastifyRequest): WireFormat {
   return routeOptions(request).wire ?? (request.headers['anthropic-version'] !== undefined ? 'anthropic' : 'openai');
@@ -109,7 +114,7 @@ export function installErrorHandling(app: FastifyInstance, deps: GatewayDeps): v
   });
 
   app.setNotFoundHandler((request, reply) => {
-    const error = new GatewayError('not_found', `No route ${request.method} ${request.url.split('?')[0]}.`);
+    const error = new GatewayError('not_found', `No route ${request.method} ${pathInMessage(request.url)}.`);
     reply.code(404).send(renderError(request, reply, error));
   });
 }

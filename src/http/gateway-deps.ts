@@ -11,6 +11,7 @@ import type { ModelCatalog } from '../routing/model-catalog.ts';
 import type { ModelHealth } from '../routing/model-health.ts';
 import type { GatewayMetrics } from '../metrics/gateway-metrics.ts';
 import type { Store } from '../storage/store.ts';
+import type { Tracing } from '../telemetry/tracing.ts';
 import type { Readiness } from './readiness.ts';
 
 /** Everything the HTTP app needs, built once in gateway.ts (or by a test). */
@@ -34,6 +35,8 @@ export interface GatewayDeps {
   keyVersion: () => Promise<string>;
   /** The checks behind /ready: database and Redis. */
   readiness: Readiness;
+  /** Traces of model requests (OTEL_* variables); null when tracing is off. */
+  tracing: Tracing | null;
   /** Milliseconds since the epoch; tests move it (quote expiry). */
   now: () => number;
 }

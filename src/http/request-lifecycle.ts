@@ -4,6 +4,7 @@ import { GatewayError, toGatewayError } from '../errors/gateway-error.ts';
 import type { ReceiptStatus } from '../storage/records.ts';
 import { watchDeparture } from './chat/client-departure.ts';
 import { sendErrorBody } from './error-handling.ts';
+import type { RequestTrace } from '../telemetry/tracing.ts';
 import type { GatewayDeps } from './gateway-deps.ts';
 
 /** How a request's work ended: the receipt it settles with, and what its client is still owed once that is written. */
@@ -67,6 +68,8 @@ export class RequestLifecycle {
   constructor(
     readonly meter: MeteredRequest,
     private readonly client: RequestClient,
+    /** Its trace, when tracing is on: ended with the receipt. */
+    readonly trace: RequestTrace | null = null,
   ) {
     client.watchDeparture(this.departed);
   }
@@ -111,8 +114,10 @@ export class RequestLifecycle {
   private async settleThenDeliver(ending: Ending): Promise<void> {
     let unrecorded: GatewayError | null = null;
     try {
-      await this.meter.settle(ending.status, ending.error?.code ?? null);
+      const receipt = await this.meter.settle(ending.status, ending.error?.code ?? null);
+      this.trace?.end(receipt);
     } catch (error) {
+      this.trace?.end(null);
       // The hold stays and is recovered (hold-keeper.ts); the answer is withheld, since nothing says what it cost.
       this.client.log.error({ err: error, requestId: this.client.requestId }, 'could not record the request');
       unrecorded = toGatewayError(error);
@@ -149,6 +154,6 @@ export function openLifecycle(deps: GatewayDeps, request: FastifyRequest, reply:
   const receiptId = `rcpt_${request.requestId.slice('req_'.length)}`;
   reply.header('x-svc-receipt-id', receiptId);
   const meter = deps.meter.begin({ requestId: request.requestId, receiptId, key: request.apiKey!, endpoint, stream: false, startedAt: Date.now() });
-  request.lifecycle = new RequestLifecycle(meter, httpClient(request, reply));
+  request.lifecycle = new RequestLifecycle(meter, httpClient(request, reply), deps.tracing?.begin(request.headers) ?? null);
   return request.lifecycle;
 }

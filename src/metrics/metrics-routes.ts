@@ -1,9 +1,27 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { FastifyInstance } from 'fastify';
+import type { GatewayConfig } from '../config/schema.ts';
 import type { GatewayMetrics } from './gateway-metrics.ts';
 
-/** GET /metrics on the main port: public (no API key), like /health. */
+/** True for an address only this host reaches: 127.0.0.0/8, ::1, localhost. */
+export function isLoopback(host: string): boolean {
+  const bare = host.replace(/^\[|\]$/g, '').toLowerCase();
+  return bare === 'localhost' || bare === '::1' || /^(::ffff:)?127\.\d+\.\d+\.\d+$/.test(bare);
+}
+
+/**
+ * Where /metrics is served: on a port of its own (metrics.port), else on the public port when that
+ * listens on loopback only or metrics.public says so, else nowhere (the spend and key series it
+ * carries are not for whoever reaches the API).
+ */
+export function metricsPlacement(config: GatewayConfig): 'own-port' | 'public-port' | 'none' {
+  if (!config.metrics.enabled) return 'none';
+  if (config.metrics.port !== undefined) return 'own-port';
+  return config.metrics.public || isLoopback(config.server.host) ? 'public-port' : 'none';
+}
+
+/** GET /metrics on the main port: no API key, like /health. */
 export function registerMetricsRoute(app: FastifyInstance, metrics: GatewayMetrics): void {
   app.get('/metrics', async (_request, reply) => {
     reply.header('content-type', metrics.contentType).header('cache-control', 'no-store');

@@ -73,14 +73,20 @@ export class SummedHistogram<Label extends string> {
     registry.registerMetric(this as unknown as Metric);
   }
 
-  /** Count `value` in the series `key` names (one key per label set); `labels` makes its labels the first time. */
-  observe(key: string, value: number, labels: () => Record<Label, string>): void {
-    if (!Number.isFinite(value)) throw new TypeError(`not a finite number: ${value}`);
+  /** The series `key` names, made empty (rendered with zero counts) if it is not there yet. */
+  touch(key: string, labels: () => Record<Label, string>): HistogramSeries<Label> {
     let entry = this.series.get(key);
     if (!entry) {
       entry = { labels: labels(), buckets: new Float64Array(this.bounds.length), sum: 0, count: 0 };
       this.series.set(key, entry);
     }
+    return entry;
+  }
+
+  /** Count `value` in the series `key` names (one key per label set); `labels` makes its labels the first time. */
+  observe(key: string, value: number, labels: () => Record<Label, string>): void {
+    if (!Number.isFinite(value)) throw new TypeError(`not a finite number: ${value}`);
+    const entry = this.touch(key, labels);
     const bounds = this.bounds;
     for (let index = 0; index < bounds.length; index++) {
       if (value <= bounds[index]!) {

@@ -28,6 +28,8 @@ export interface ProviderCall {
    * `head` opens every chunk the gateway writes (its id, created and model, up to "choices").
    */
   relay?: StreamRelay;
+  /** The call's trace context (`traceparent`), sent upstream beside the provider's own headers when tracing is on. */
+  traceHeaders?: Record<string, string>;
 }
 
 export type StreamRelay = { format: 'openai'; head: string } | { format: Exclude<PassThroughFormat, 'openai'> };

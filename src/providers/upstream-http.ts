@@ -75,6 +75,11 @@ function secretsIn(headers: Record<string, string>): string[] {
   return Object.values(headers).map((value) => value.replace(/^Bearer\s+/i, ''));
 }
 
+/** A provider's headers with a call's trace context (`traceparent`) added; the same object when tracing is off. */
+export function withTraceHeaders(headers: Record<string, string>, trace: Record<string, string> | undefined): Record<string, string> {
+  return trace ? { ...headers, ...trace } : headers;
+}
+
 /** A 2xx answer whose body is still to be read. */
 export interface UpstreamResponse {
   statusCode: number;

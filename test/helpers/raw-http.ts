@@ -136,3 +136,23 @@ export function sendRawBytes(
     socket.on('connect', () => socket.end(Buffer.from(bytes)));
   });
 }
+
+/**
+ * Write request bytes on a fresh connection without ending our side, and read until the server
+ * closes it (send `connection: close`): what a client waiting for its answer sees. A server may
+ * drop a request whose client half-closed before the answer, as `sendRawBytes` does.
+ */
+export function sendRawAndWait(baseUrl: string, bytes: Uint8Array, timeoutMs = 5_000): Promise<RawResponse[]> {
+  const url = new URL(baseUrl);
+  return new Promise((resolve, reject) => {
+    const socket = connect({ host: url.hostname, port: Number(url.port) }, () => socket.write(bytes));
+    const pieces: Buffer[] = [];
+    const timer = setTimeout(() => socket.destroy(new Error(`the connection stayed open ${timeoutMs} ms`)), timeoutMs);
+    socket.on('data', (piece: Buffer) => pieces.push(piece));
+    socket.on('error', (error: NodeJS.ErrnoException) => (error.code === 'ECONNRESET' || error.code === 'EPIPE' ? undefined : reject(error)));
+    socket.on('close', () => {
+      clearTimeout(timer);
+      resolve(parseResponses(Buffer.concat(pieces).toString('latin1'), false));
+    });
+  });
+}

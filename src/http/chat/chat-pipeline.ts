@@ -94,6 +94,7 @@ async function serveChatWith<Parsed extends ParsedChat>(
         onInputUsage: (usage) => (started.usage = usage),
         jsonTexts,
         relay: parsed.stream ? wire.relayFor?.({ ...answer, model: model.id }, parsed) : undefined,
+        traceHeaders: lifecycle.trace?.attempt(model),
       };
     },
     attempts: metered.attempts,

@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import { GatewayError } from '../../errors/gateway-error.ts';
 import { packageRoot } from '../../lib/package-root.ts';
+import { pathInMessage } from '../error-handling.ts';
 import { CONSOLE_HEADERS } from './console-guard.ts';
 
 /** Where `npm run build:console` (run by npm ci and npm run build) writes the pages; found from the sources and from the compiled build. */
@@ -53,7 +54,7 @@ export function registerConsolePages(app: FastifyInstance): void {
   app.get('/console', async (_request, reply) => sendPage(reply));
   app.get('/console/*', async (request, reply) => {
     const path = (request.params as { '*': string })['*'];
-    if (path.startsWith('api/')) throw new GatewayError('not_found', `No route GET ${request.url.split('?')[0]}.`);
+    if (path.startsWith('api/')) throw new GatewayError('not_found', `No route GET ${pathInMessage(request.url)}.`);
     if (!path.startsWith('assets/')) return sendPage(reply);
     const name = path.slice('assets/'.length);
     const type = TYPES[name.slice(name.lastIndexOf('.'))];

@@ -165,7 +165,8 @@ async function startRun(
     stream,
     startedAt: Date.now(),
   });
-  return deps.fix.start(found, key, metered, `run_${request.requestId.slice('req_'.length)}`);
+  const trace = deps.tracing?.begin(request.headers, found.agent) ?? null;
+  return deps.fix.start(found, key, metered, `run_${request.requestId.slice('req_'.length)}`, trace);
 }
 
 async function findRun(deps: GatewayDeps, key: ApiKeyRecord, id: string): Promise<FixRunRecord> {

@@ -3,7 +3,7 @@ import type { ChatResult } from '../../canonical/chat-result.ts';
 import type { StreamPart } from '../../canonical/stream-part.ts';
 import type { ProviderAdapter, ProviderCall } from '../provider.ts';
 import { SseDecoder, type SseEvent } from '../../formats/sse/parse-sse.ts';
-import { bodyChunks, createUpstreamAgent, discardBody, postJson, readJson } from '../upstream-http.ts';
+import { bodyChunks, createUpstreamAgent, discardBody, postJson, readJson, withTraceHeaders } from '../upstream-http.ts';
 import type { AnthropicMessagesBody } from '../../formats/anthropic-messages/anthropic-wire-types.ts';
 import { AnthropicStreamState } from '../../formats/anthropic-messages/convert-from-anthropic-events.ts';
 import { convertFromAnthropicMessage } from '../../formats/anthropic-messages/convert-from-anthropic-message.ts';
@@ -109,7 +109,7 @@ const VERSION_SHAPE = /^\d{4}-\d{2}-\d{2}$/;
  */
 function headersFor(headers: Record<string, string>, versionSet: boolean, call: ProviderCall): Record<string, string> {
   const { betas, version } = call.request.providerOptions?.anthropic ?? {};
-  let sent = headers;
+  let sent = withTraceHeaders(headers, call.traceHeaders);
   if (version !== undefined && version !== ANTHROPIC_VERSION && !versionSet) {
     if (VERSION_SHAPE.test(version)) sent = { ...sent, 'anthropic-version': version };
     else call.warn?.(`anthropic-version ${version}: not a version; sent as ${ANTHROPIC_VERSION}`);

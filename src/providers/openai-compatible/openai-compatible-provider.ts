@@ -3,7 +3,7 @@ import type { ChatResult } from '../../canonical/chat-result.ts';
 import type { StreamPart } from '../../canonical/stream-part.ts';
 import type { ProviderAdapter, ProviderCall } from '../provider.ts';
 import { SseDecoder, type SseEvent } from '../../formats/sse/parse-sse.ts';
-import { bodyChunks, createUpstreamAgent, discardBody, postJson, readJson, transportFailure } from '../upstream-http.ts';
+import { bodyChunks, createUpstreamAgent, discardBody, postJson, readJson, transportFailure, withTraceHeaders } from '../upstream-http.ts';
 import { OpenAIStreamState } from '../../formats/openai-chat/convert-from-openai-chunks.ts';
 import { convertFromOpenAIResponse } from '../../formats/openai-chat/convert-from-openai-response.ts';
 import { convertToOpenAIRequest } from '../../formats/openai-chat/convert-to-openai-request.ts';
@@ -28,7 +28,7 @@ export function createOpenAICompatibleProvider(config: ProviderConfig): Provider
   /** The client's own headers (Codex's) go too; the configured ones and the key win over them. */
   const headersFor = (call: ProviderCall) => {
     const forwarded = call.request.providerOptions?.openai?.headers;
-    return forwarded ? { ...forwarded, ...headers } : headers;
+    return withTraceHeaders(forwarded ? { ...forwarded, ...headers } : headers, call.traceHeaders);
   };
 
   async function generate(call: ProviderCall): Promise<ChatResult> {
