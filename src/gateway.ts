@@ -101,8 +101,10 @@ export async function createGateway(
         })
       : undefined,
   });
+  let depsMade = false;
   const metrics: GatewayMetrics = new GatewayMetrics({
-    catalog: () => deps.catalog,
+    // deps does not exist yet: its catalog once it does (a reload replaces it there).
+    catalog: () => (depsMade ? deps.catalog : catalog),
     health,
     holdsInFlight: () => meter.inFlight,
     heldNano: async () => (await store.accountSummary(DEFAULT_ACCOUNT_ID, new Date().toISOString().slice(0, 7))).heldNano,
@@ -158,6 +160,7 @@ export async function createGateway(
     keyVersion: shared.keyVersion,
     readiness: new Readiness(shared.probes, (probe, error) => logger.warn({ err: error, probe }, 'not ready')),
   };
+  depsMade = true;
   const app = buildApp(deps);
   try {
     await app.listen({ host: config.server.host, port: config.server.port });

@@ -154,8 +154,8 @@ export function runLedgerContract(name: string, makeStore: () => Promise<Store>)
         assert.deepEqual(
           audit.map((entry) => [entry.action, entry.detail]),
           [
-            ['budget.set', { monthly_budget: null }],
-            ['budget.set', { monthly_budget: '0.000001000' }],
+            ['budget.set', { monthly_budget: null, before: { monthly_budget: '0.000001000' } }],
+            ['budget.set', { monthly_budget: '0.000001000', before: { monthly_budget: null } }],
           ],
         );
       }));

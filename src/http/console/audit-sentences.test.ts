@@ -38,6 +38,18 @@ test('one sentence per entry: who, what, on what, before and after', () => {
   assert.equal(auditSentence(entry('key.revoked', { keyId: 'key_1', prefix: 'svc_a' })), `${CHECKSUMMED} revoked key svc_a.`);
   assert.equal(auditSentence(entry('budget.set', { monthly_budget: '0.000184500' })), `${CHECKSUMMED} set the monthly budget to <$0.01.`);
   assert.equal(auditSentence(entry('budget.set', { monthly_budget: null })), `${CHECKSUMMED} removed the monthly budget.`);
+  assert.equal(
+    auditSentence(entry('budget.set', { monthly_budget: '250.000000000', before: { monthly_budget: '1200.000000000' } })),
+    `${CHECKSUMMED} set the monthly budget to $250.00 (it was $1,200.00).`,
+  );
+  assert.equal(
+    auditSentence(entry('budget.set', { monthly_budget: null, before: { monthly_budget: '250.000000000' } })),
+    `${CHECKSUMMED} removed the monthly budget (it was $250.00).`,
+  );
+  assert.equal(
+    auditSentence(entry('budget.set', { monthly_budget: '5.000000000', before: { monthly_budget: null } })),
+    `${CHECKSUMMED} set the monthly budget to $5.00 (there was none).`,
+  );
   assert.equal(auditSentence(entry('member.owner', { address: OWNER }, OWNER)), `${CHECKSUMMED} signed in first and became the owner.`);
   assert.equal(
     auditSentence(entry('rules.set', { alias: 'svc/fast', candidates: ['up/beta', 'up/alpha'], reasoning: 'low' })),

@@ -66,10 +66,18 @@ export function auditSentence(entry: AuditEntry): string {
       return `${who} changed the limits of ${key(detail)}: ${changes(detail, { dailyLimit: daily, rateLimitPerMinute: rate })}.`;
     case 'key.updated':
       return `${who} changed ${key(detail)}: ${changes(detail, { name: (value) => `"${String(value)}"`, models, dailyLimit: daily, rateLimitPerMinute: rate })}.`;
-    case 'budget.set':
+    case 'budget.set': {
+      const before = (detail.before ?? {}) as Detail;
+      const was =
+        before.monthly_budget === undefined
+          ? ''
+          : before.monthly_budget === null
+            ? ' (there was none)'
+            : ` (it was ${dollars(before.monthly_budget)})`;
       return detail.monthly_budget === null
-        ? `${who} removed the monthly budget.`
-        : `${who} set the monthly budget to ${dollars(detail.monthly_budget)}.`;
+        ? `${who} removed the monthly budget${was}.`
+        : `${who} set the monthly budget to ${dollars(detail.monthly_budget)}${was}.`;
+    }
     case 'alerts.set':
       return `${who} set the alerts: ${changes(detail, { balanceBelow: (value) => (typeof value === 'string' ? `below ${dollars(value)}` : 'off'), budgetShare: share })}.`;
     case 'funds.added':

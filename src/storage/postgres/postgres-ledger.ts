@@ -4,6 +4,7 @@ import { formatUsd } from '../../lib/money.ts';
 import { orphanReceipt, recoveredFixRunResult } from '../orphan-receipt.ts';
 import type { AccountSummary, HoldDecision, HoldRecord, HoldRefusal, ReceiptRecord } from '../records.ts';
 import type { HoldJournal } from '../store.ts';
+import { budgetChange } from '../rows/ledger-rows.ts';
 import type { PostgresDatabase } from './postgres-database.ts';
 import { BalanceLeases } from './postgres-balance-leases.ts';
 import { FlushBarrier } from './postgres-durability.ts';
@@ -196,10 +197,10 @@ export function createPostgresLedger(database: PostgresDatabase) {
 
   async function setMonthlyBudget(accountId: string, nano: number | null, actor: string): Promise<void> {
     const at = new Date().toISOString();
-    const detail = { monthly_budget: nano === null ? null : formatUsd(nano) };
     await database.transaction(async (client) => {
-      await database.rows(statements.setBudget(accountId, nano), client);
-      await database.rows(statements.insertAudit(accountId, at, actor, 'budget.set', detail), client);
+      const [row] = await database.rows<{ before: string | number | null }>(statements.setBudget(accountId, nano), client);
+      const before = row?.before === null || row?.before === undefined ? null : Number(row.before);
+      await database.rows(statements.insertAudit(accountId, at, actor, 'budget.set', budgetChange(nano, before)), client);
     });
   }
 

@@ -87,7 +87,13 @@ export const statements = {
       [accountId],
     ),
   setBudget: (accountId: string, nano: number | null) =>
-    named('set_budget', 'UPDATE accounts SET monthly_budget_nano = $2 WHERE id = $1', [accountId, nano]),
+    // The budget it replaces, for the audit entry, from the same statement.
+    named(
+      'set_budget',
+      `UPDATE accounts SET monthly_budget_nano = $2 FROM accounts AS old
+       WHERE accounts.id = $1 AND old.id = $1 RETURNING old.monthly_budget_nano AS before`,
+      [accountId, nano],
+    ),
 
   // API keys
   insertKey: (key: ApiKeyRecord) =>

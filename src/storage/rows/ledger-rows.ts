@@ -12,6 +12,7 @@ import type {
   UsageRow,
 } from '../records.ts';
 import { formatInstantNanos } from '../../lib/instant-nanos.ts';
+import { formatUsd } from '../../lib/money.ts';
 import { instantNanos } from '../receipt-order.ts';
 
 /** Keys, receipts, holds, audit entries, funds and usage: records <-> rows (see row-mapping.ts). */
@@ -256,4 +257,12 @@ export function usageFromRow(row: UsageSqlRow): UsageRow {
     outputTokens: row.output_tokens,
     costNano: row.cost_nano,
   };
+}
+
+/** The detail of a `budget.set` audit entry: the budget set and the one it replaced (null: none). */
+export function budgetChange(
+  nano: number | null,
+  before: number | null,
+): { monthly_budget: string | null; before: { monthly_budget: string | null } } {
+  return { monthly_budget: nano === null ? null : formatUsd(nano), before: { monthly_budget: before === null ? null : formatUsd(before) } };
 }

@@ -2,6 +2,7 @@ import type { Database, Statement } from 'better-sqlite3';
 import { formatUsd } from '../../lib/money.ts';
 import type { AccountSummary, HoldDecision, HoldRecord, ReceiptRecord } from '../records.ts';
 import { holdFromSqlite, holdToSqlite, type SqliteHoldRow } from './sqlite-rows.ts';
+import { budgetChange } from '../rows/ledger-rows.ts';
 
 const holdColumns =
   'id, request_id, account_id, key_id, key_prefix, endpoint, stream, requested_model, amount_nano, day, month, created_at, owner, expires_at, estimated_cost_nano';
@@ -88,8 +89,9 @@ export function createSqliteLedger(db: Database) {
 
   const setMonthlyBudget = db.transaction((accountId: string, nano: number | null, actor: string) => {
     const at = new Date().toISOString();
+    const before = sql().accountMoney.get(accountId)?.monthly_budget_nano ?? null;
     sql().setBudget.run(nano, accountId);
-    const detail = { monthly_budget: nano === null ? null : formatUsd(nano) };
+    const detail = budgetChange(nano, before);
     sql().insertAudit.run(accountId, at, actor, 'budget.set', JSON.stringify(detail));
   });
 
