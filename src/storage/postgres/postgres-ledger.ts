@@ -1,6 +1,5 @@
 import type pg from 'pg';
 import { formatInstantNanos } from '../../lib/instant-nanos.ts';
-import { formatUsd } from '../../lib/money.ts';
 import { orphanReceipt, recoveredFixRunResult } from '../orphan-receipt.ts';
 import type { AccountSummary, HoldDecision, HoldRecord, HoldRefusal, ReceiptRecord } from '../records.ts';
 import type { HoldJournal } from '../store.ts';

@@ -1,5 +1,4 @@
 import type { Database, Statement } from 'better-sqlite3';
-import { formatUsd } from '../../lib/money.ts';
 import type { AccountSummary, HoldDecision, HoldRecord, ReceiptRecord } from '../records.ts';
 import { holdFromSqlite, holdToSqlite, type SqliteHoldRow } from './sqlite-rows.ts';
 import { budgetChange } from '../rows/ledger-rows.ts';
