@@ -33,6 +33,8 @@ const CHAT_ENDPOINTS = ['chat.completions', 'responses', 'messages'] as const;
 /** Outcomes of a provider call that was made. */
 const CALL_OUTCOMES = ['succeeded', 'failed', 'cancelled'] as const;
 const TOKEN_KINDS = ['input', 'cached_input', 'cache_write', 'output', 'reasoning'] as const;
+/** The console alerts gateway_account_alert has a series for. */
+const ALERTS = ['balance_low', 'budget_share'] as const;
 
 const SECONDS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120, 300];
 const OVERHEAD_SECONDS = [0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25];
@@ -76,6 +78,8 @@ export class GatewayMetrics {
   private registry: Promise<Registry> | null = null;
   private readonly perKey: boolean;
   private readonly held: LedgerReading;
+  /** The console alerts that hold, as bits of ALERTS: read off the store like the held amount, so a database that hangs never blanks a scrape. */
+  private readonly alerts: LedgerReading;
   // Summed in maps, rendered when scraped (summed-series.ts): a request updates a dozen series.
   private readonly http = counter('gateway_http_requests_total', ['method', 'route', 'status']);
   private readonly requests = counter('gateway_requests_total', ['endpoint', 'requested_model', 'model', 'provider', 'status', 'code']);
@@ -94,6 +98,12 @@ export class GatewayMetrics {
     this.cost = counter('gateway_cost_nano_usd_total', byKey(this.perKey, ['model', 'provider']));
     this.rateLimitedRequests = counter('gateway_rate_limited_total', byKey(this.perKey, []));
     this.held = new LedgerReading(sources.heldNano, sources.onLedgerError);
+    const readAlerts = sources.alerts;
+    this.alerts = new LedgerReading(
+      async () =>
+        readAlerts ? (await readAlerts()).reduce((bits, alert) => bits | (1 << ALERTS.indexOf(alert.kind as (typeof ALERTS)[number])), 0) : 0,
+      sources.onLedgerError,
+    );
     this.addKnownSeries();
   }
 
@@ -226,14 +236,15 @@ export class GatewayMetrics {
         }
       },
     });
-    new client.Gauge({
+    const alertGauge = new client.Gauge({
       name: 'gateway_account_alert',
       help: 'Console alerts of the account: 1 while the alert holds (balance_low, budget_share), 0 otherwise',
       labelNames: ['alert'],
       registers,
-      async collect() {
-        const active = new Set((sources.alerts ? await sources.alerts() : []).map((alert) => alert.kind));
-        for (const alert of ['balance_low', 'budget_share']) this.set({ alert }, active.has(alert) ? 1 : 0);
+      collect: async () => {
+        await this.alerts.refresh();
+        const bits = this.alerts.current().value;
+        ALERTS.forEach((alert, index) => alertGauge.set({ alert }, (bits >> index) & 1));
       },
     });
     return registry;
