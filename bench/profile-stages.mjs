@@ -35,7 +35,7 @@ const STAGES = [
   [/^src\/tokens\//, 'counting the prompt'],
   [/^src\/(billing|routing|catalog)\//, 'routing, holds and settlement'],
   [/^src\/storage\//, 'storage'],
-  [/^src\/providers\//, 'the upstream call'],
+  [/^src\/providers\/|^src\/lib\/json-pieces/, 'the upstream call'],
   [/^src\/(metrics|cache)\//, 'metrics, logs, caches'],
   [/^src\//, 'other gateway code'],
 ];
