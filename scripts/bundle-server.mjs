@@ -53,11 +53,12 @@ export async function bundleServer(out, entryPoints) {
     packages: 'external',
     ...common,
   });
-  // The counting thread's cl100k and o200k ranks, gpt-tokenizer's own, as JSON (src/tokens/cl100k-counter-thread.mjs).
-  const { default: cl100kRanks } = await import('gpt-tokenizer/esm/bpeRanks/cl100k_base');
-  writeFileSync(join(out, 'cl100k-ranks.json'), JSON.stringify(cl100kRanks));
-  const { default: o200kRanks } = await import('gpt-tokenizer/esm/bpeRanks/o200k_base');
-  writeFileSync(join(out, 'o200k-ranks.json'), JSON.stringify(o200kRanks));
+  // The counting thread's cl100k and o200k ranks, gpt-tokenizer's own, packed as JSON (src/tokens/packed-ranks.mjs).
+  const { packRanks } = await import(pathToFileURL(join(root, 'src', 'tokens', 'packed-ranks.mjs')).href);
+  for (const encoding of ['cl100k', 'o200k']) {
+    const { default: ranks } = await import(`gpt-tokenizer/esm/bpeRanks/${encoding}_base`);
+    writeFileSync(join(out, `${encoding}-ranks.json`), JSON.stringify(packRanks(ranks)));
+  }
   // The price catalog's providers as JSON, which the bundle reads instead of loading the package (src/catalog/catalog-data.ts).
   const { catalogSnapshot, CATALOG_DATA_FILE } = await import(pathToFileURL(join(out, 'catalog-data.js')).href);
   writeFileSync(join(out, CATALOG_DATA_FILE), JSON.stringify(catalogSnapshot()));

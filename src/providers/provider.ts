@@ -14,8 +14,12 @@ export interface ProviderCall {
   signal: AbortSignal;
   /** Whether the gateway may place prompt-cache breakpoints itself (the alias's and key's setting). */
   automaticCaching?: boolean;
-  /** A stable name of the key's conversation, for providers that route by a cache key (set with automaticCaching). */
-  promptCacheKey?: string;
+  /**
+   * A stable name of the key's conversation, for providers that route by a cache key (set with
+   * automaticCaching): made when first asked for (a hash of the conversation's opening), so a
+   * provider that takes no key costs nothing.
+   */
+  promptCacheKey?: () => string;
   /** Told of every client setting the provider cannot honour (a field dropped in translation), for the receipt. */
   warn?: (message: string) => void;
   /** Streams: told the provider's prompt count when it gives one before the content (Anthropic's message_start). */

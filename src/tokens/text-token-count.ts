@@ -12,8 +12,8 @@ import { nextSlice, sliceSpent } from '../lib/turn-slices.ts';
  * - `countTexts`: the count itself. Long texts are cut into chunks (at word boundaries,
  *   which keeps the count exact, or every `HARD_CUT` characters inside a run with no boundary,
  *   which bounds the tokenizer's merge step: it grows quadratically with a run's length), and
- *   the chunks are counted on a thread of their own, which loads the tokenizer's tables (27-31 MiB
- *   with the thread, from the build's JSON; cl100k-counter-thread.mjs) on the first count, not at start.
+ *   the chunks are counted on a thread of their own, which loads an encoding's ranks (packed-ranks.mjs;
+ *   cl100k's or o200k's, each once a count needs it: 21 or 26 MiB with the thread) on the first count, not at start.
  *
  * What stays on the event loop (weighing bytes, cutting chunks) runs in slices (turn-slices.ts).
  */
@@ -53,6 +53,7 @@ async function countOnThread(chunks: string[], encoding: Encoding): Promise<numb
  */
 export function startCounting(): void {
   counting.start(true);
+  counting.post({ warm: true });
 }
 
 /** Whether the counting thread is running. */

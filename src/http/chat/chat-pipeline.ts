@@ -74,7 +74,8 @@ async function serveChatWith<Parsed extends ParsedChat>(
   const started: { usage?: Usage } = {};
   const jsonTexts = jsonTextsOf(exchange.body);
   const automaticCaching = automaticCachingFor(deps.config, key, plan.alias);
-  const promptCacheKey = automaticCaching ? promptCacheKeyFor(key.id, parsed.request) : undefined;
+  let cacheKey: string | undefined;
+  const promptCacheKey = automaticCaching ? () => (cacheKey ??= promptCacheKeyFor(key.id, parsed.request)) : undefined;
   // One id and time for the answer, whichever candidate gives it: a relaying provider writes them into its events.
   const answer = { id: wire.answerId(exchange.requestId), created: Math.floor(Date.now() / 1000) };
   const caller: CandidateCaller = {

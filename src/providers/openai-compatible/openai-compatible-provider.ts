@@ -21,7 +21,7 @@ export function createOpenAICompatibleProvider(config: ProviderConfig): Provider
   /** The body, with the gateway's prompt_cache_key where the provider takes one and the client sent none. */
   function requestBody(call: ProviderCall, stream: boolean): Record<string, unknown> {
     const body = convertToOpenAIRequest(call, stream);
-    if (config.promptCacheKey && call.promptCacheKey && body.prompt_cache_key === undefined) body.prompt_cache_key = call.promptCacheKey;
+    if (config.promptCacheKey && call.promptCacheKey && body.prompt_cache_key === undefined) body.prompt_cache_key = call.promptCacheKey();
     return body;
   }
 
