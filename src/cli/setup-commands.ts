@@ -88,6 +88,11 @@ async function prepare(context: CommandContext, tool: string): Promise<ToolSetup
   return { baseUrl, key, keyId: record.id, keyName: tool, model };
 }
 
+/** The JSON report of a setup: what every tool gets, then the tool's own fields. */
+function setupJson(tool: string, setup: ToolSetup, fields: Record<string, unknown>) {
+  return { tool, base_url: setup.baseUrl, key: setup.key, key_id: setup.keyId, model: limitsJson(setup.model), ...fields };
+}
+
 function limitsJson(model: ToolModel) {
   return {
     id: model.id,
@@ -116,16 +121,7 @@ export async function setupClaudeCode(context: CommandContext): Promise<void> {
   const setup = await prepare(context, 'claude-code');
   const env = claudeCodeEnv(setup);
   if (options.write) writeClaudeCodeSettings(path, env);
-  const json = {
-    tool: 'claude-code',
-    base_url: setup.baseUrl,
-    key: setup.key,
-    key_id: setup.keyId,
-    model: limitsJson(setup.model),
-    env,
-    written: options.write ? path : null,
-  };
-  report(context, json, () => {
+  report(context, setupJson('claude-code', setup, { env, written: options.write ? path : null }), () => {
     const lines = limitsText(setup);
     const block = Object.entries(env).map(([name, value]) => `  ${name}=${value}`);
     if (options.write) return [...lines, '', `Wrote the env block of ${path}:`, ...block, '', 'Run: claude'].join('\n');
@@ -141,16 +137,7 @@ export async function setupCodex(context: CommandContext): Promise<void> {
   const setup = await prepare(context, 'codex');
   if (options.write) {
     const written = writeCodexConfig(home, setup, process.env, form);
-    const json = {
-      tool: 'codex',
-      base_url: setup.baseUrl,
-      key: setup.key,
-      key_id: setup.keyId,
-      model: limitsJson(setup.model),
-      provider: form,
-      written,
-    };
-    report(context, json, () =>
+    report(context, setupJson('codex', setup, { provider: form, written }), () =>
       [
         ...limitsText(setup),
         '',
@@ -169,20 +156,11 @@ export async function setupCodex(context: CommandContext): Promise<void> {
     return;
   }
   const lines = codexConfigLines(setup, null, form);
-  const json = {
-    tool: 'codex',
-    base_url: setup.baseUrl,
-    key: setup.key,
-    key_id: setup.keyId,
-    model: limitsJson(setup.model),
-    provider: form,
-    config_toml: lines.join('\n'),
-  };
   const key =
     form === 'custom'
       ? [`and the key in the environment (or in ${home}/.env):`, `export MODEL_GATEWAY_API_KEY=${setup.key}`]
       : ["and store the key as Codex's login (or set CODEX_API_KEY for codex exec):", `printf '%s' ${setup.key} | codex login --with-api-key`];
-  report(context, json, () =>
+  report(context, setupJson('codex', setup, { provider: form, config_toml: lines.join('\n') }), () =>
     [
       ...limitsText(setup),
       '',

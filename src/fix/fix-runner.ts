@@ -217,7 +217,9 @@ export class FixRunner {
           await prompt.count();
           return worstCaseCost(prompt, (await this.plan(quote, prompt, this.deps.catalog)).candidates);
         },
-        callModel: (prompt, stepIndex) => this.callModel(quote, prompt, stepIndex, metered, controller.signal, trace),
+        // One config for the whole call, whatever a reload does meanwhile.
+        callModel: (prompt, stepIndex) =>
+          this.withConfig((catalog, providers) => this.callModel(catalog, providers, quote, prompt, stepIndex, metered, controller.signal, trace)),
         signal: controller.signal,
         stepStarted: (step) => emit('step.started', { step }),
         stepEnded: (step) => emit('step.completed', { step }),
@@ -275,26 +277,19 @@ export class FixRunner {
     return planRoute(catalog, aliasOfTier(quote.tier), prompt, { fallback: true, clampMaxOutput: true });
   }
 
-  /** One step's model call through the router, every attempt on the receipt with its step. */
-  private async callModel(
-    quote: FixQuoteRecord,
-    prompt: PromptMeasure,
-    step: number,
-    metered: MeteredRequest,
-    signal: AbortSignal,
-    trace: RequestTrace | null,
-  ) {
-    // One config for the whole call, whatever a reload does meanwhile.
+  /** `work` on the catalog and providers of this moment: a reload meanwhile changes neither, nor closes the providers. */
+  private async withConfig<T>(work: (catalog: ModelCatalog, providers: ProviderRegistry) => Promise<T>): Promise<T> {
     const { catalog, providers } = this.deps;
     const release = providers.use();
     try {
-      return await this.callModelWith(catalog, providers, quote, prompt, step, metered, signal, trace);
+      return await work(catalog, providers);
     } finally {
       release();
     }
   }
 
-  private async callModelWith(
+  /** One step's model call through the router, every attempt on the receipt with its step. */
+  private async callModel(
     catalog: ModelCatalog,
     providers: ProviderRegistry,
     quote: FixQuoteRecord,

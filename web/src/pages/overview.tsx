@@ -1,6 +1,7 @@
 import { useState } from 'preact/hooks';
 import { Money } from '../components/money.tsx';
 import { Empty, Load, useApi } from '../components/states.tsx';
+import { count, tokensInOut, TotalsTable } from '../components/totals-table.tsx';
 import { UsageChart } from '../components/usage-chart.tsx';
 import { nanoOf, usdAxis } from '../money.ts';
 import { onLinkClick } from '../router.ts';
@@ -33,56 +34,28 @@ interface Overview {
   by_key: UsageRow[];
 }
 
-const count = (value: number) => value.toLocaleString('en-US');
-
 function UsageTable({ rows, caption, name, link }: { rows: UsageRow[]; caption: string; name: string; link: (row: UsageRow) => string }) {
   if (!rows.length) return <Empty>No requests in this range.</Empty>;
   return (
-    <div class="table-wrap">
-      <table class="stack">
-        <caption>{caption}</caption>
-        <thead>
-          <tr>
-            <th scope="col">{name}</th>
-            <th scope="col" class="num">
-              Requests
-            </th>
-            <th scope="col" class="num">
-              Errors
-            </th>
-            <th scope="col" class="num">
-              Tokens in / out
-            </th>
-            <th scope="col" class="num">
-              Cost
-            </th>
-          </tr>
-        </thead>
-        <tbody>
-          {rows.map((row) => (
-            <tr key={row.name}>
-              <td data-label={name}>
-                <a href={link(row)} onClick={onLinkClick} title={`Usage over time of ${row.name}`}>
-                  <code>{row.name}</code>
-                </a>
-              </td>
-              <td data-label="Requests" class="num">
-                {count(row.requests)}
-              </td>
-              <td data-label="Errors" class="num">
-                {count(row.errors)}
-              </td>
-              <td data-label="Tokens in / out" class="num">
-                {count(row.input_tokens)} / {count(row.output_tokens)}
-              </td>
-              <td data-label="Cost" class="num">
-                <Money amount={row.cost} />
-              </td>
-            </tr>
-          ))}
-        </tbody>
-      </table>
-    </div>
+    <TotalsTable
+      caption={caption}
+      columns={[
+        {
+          heading: name,
+          cell: (row) => (
+            <a href={link(row)} onClick={onLinkClick} title={`Usage over time of ${row.name}`}>
+              <code>{row.name}</code>
+            </a>
+          ),
+        },
+        { heading: 'Requests', cell: (row) => count(row.requests) },
+        { heading: 'Errors', cell: (row) => count(row.errors) },
+        { heading: 'Tokens in / out', cell: (row) => tokensInOut(row.input_tokens, row.output_tokens) },
+        { heading: 'Cost', cell: (row) => <Money amount={row.cost} /> },
+      ]}
+      rows={rows}
+      rowKey={(row) => row.name}
+    />
   );
 }
 

@@ -1,6 +1,7 @@
 import { Empty, Load, useApi } from '../components/states.tsx';
 import { Legend, UsageChart } from '../components/usage-chart.tsx';
 import { Money } from '../components/money.tsx';
+import { count, tokensInOut, TotalsTable } from '../components/totals-table.tsx';
 import { nanoBig, nanoOf, nanoString, usdAxis } from '../money.ts';
 import { navigate } from '../router.ts';
 
@@ -39,8 +40,6 @@ const METRICS = {
   },
 } as const;
 type Metric = keyof typeof METRICS;
-
-const count = (value: number) => value.toLocaleString('en-US');
 
 /** Usage over time: spend, requests, errors and tokens per UTC hour or day, for the account, per key or per model. */
 export function UsagePage({ path }: { path: string }) {
@@ -148,55 +147,24 @@ export function UsagePage({ path }: { path: string }) {
                     label={`${chosen.label} per ${usage.range.bucket} (UTC), stacked by ${usage.by}`}
                   />
                   <Legend groups={usage.groups} />
-                  <div class="table-wrap">
-                    <table class="stack">
-                      <caption>Totals of the period</caption>
-                      <thead>
-                        <tr>
-                          <th scope="col">{usage.by === 'account' ? 'Account' : usage.by === 'key' ? 'Key' : 'Model'}</th>
-                          <th scope="col" class="num">
-                            Spend
-                          </th>
-                          <th scope="col" class="num">
-                            Requests
-                          </th>
-                          <th scope="col" class="num">
-                            Errors
-                          </th>
-                          <th scope="col" class="num">
-                            Failed calls
-                          </th>
-                          <th scope="col" class="num">
-                            Tokens in / out
-                          </th>
-                        </tr>
-                      </thead>
-                      <tbody>
-                        {totals.map((total) => (
-                          <tr key={total.group.id} data-group={total.group.id}>
-                            <td data-label="Name">
-                              <code>{total.group.label}</code>
-                            </td>
-                            <td data-label="Spend" class="num">
-                              <Money amount={total.cost} />
-                            </td>
-                            <td data-label="Requests" class="num">
-                              {count(total.requests)}
-                            </td>
-                            <td data-label="Errors" class="num">
-                              {count(total.errors)}
-                            </td>
-                            <td data-label="Failed calls" class="num">
-                              {count(total.failed)}
-                            </td>
-                            <td data-label="Tokens in / out" class="num">
-                              {count(total.input)} / {count(total.output)}
-                            </td>
-                          </tr>
-                        ))}
-                      </tbody>
-                    </table>
-                  </div>
+                  <TotalsTable
+                    caption="Totals of the period"
+                    columns={[
+                      {
+                        heading: usage.by === 'account' ? 'Account' : usage.by === 'key' ? 'Key' : 'Model',
+                        label: 'Name',
+                        cell: (total) => <code>{total.group.label}</code>,
+                      },
+                      { heading: 'Spend', cell: (total) => <Money amount={total.cost} /> },
+                      { heading: 'Requests', cell: (total) => count(total.requests) },
+                      { heading: 'Errors', cell: (total) => count(total.errors) },
+                      { heading: 'Failed calls', cell: (total) => count(total.failed) },
+                      { heading: 'Tokens in / out', cell: (total) => tokensInOut(total.input, total.output) },
+                    ]}
+                    rows={totals}
+                    rowKey={(total) => total.group.id}
+                    group={(total) => total.group.id}
+                  />
                   <p class="hint">
                     Failed calls: provider calls that failed, a fallback candidate's included, before another candidate answered or the request
                     failed. Total spend <Money amount={nanoString(totals.reduce((sum, total) => sum + nanoBig(total.cost), 0n))} />.
