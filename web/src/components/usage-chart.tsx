@@ -6,6 +6,18 @@ export interface ChartPoint {
   value: number;
 }
 
+/** The periods a usage chart covers, as the console's range selects offer them (the usage API's `range`). */
+export function RangeOptions() {
+  return (
+    <>
+      <option value="24h">Last 24 hours</option>
+      <option value="7d">Last 7 days</option>
+      <option value="30d">Last 30 days</option>
+      <option value="90d">Last 90 days</option>
+    </>
+  );
+}
+
 const COLORS = ['#1f4fc4', '#c2410c', '#0f766e', '#7e22ce', '#b91c1c', '#4d7c0f', '#a16207', '#be185d', '#475569'];
 const HOUR_MS = 3_600_000;
 

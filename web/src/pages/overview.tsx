@@ -2,7 +2,7 @@ import { useState } from 'preact/hooks';
 import { Money } from '../components/money.tsx';
 import { Empty, Load, useApi } from '../components/states.tsx';
 import { count, tokensInOut, TotalsTable } from '../components/totals-table.tsx';
-import { UsageChart } from '../components/usage-chart.tsx';
+import { RangeOptions, UsageChart } from '../components/usage-chart.tsx';
 import { nanoOf, usdAxis } from '../money.ts';
 import { onLinkClick } from '../router.ts';
 
@@ -106,10 +106,7 @@ export function OverviewPage() {
               <label>
                 Range{' '}
                 <select value={range} onChange={(event) => setRange((event.target as HTMLSelectElement).value)}>
-                  <option value="24h">Last 24 hours</option>
-                  <option value="7d">Last 7 days</option>
-                  <option value="30d">Last 30 days</option>
-                  <option value="90d">Last 90 days</option>
+                  <RangeOptions />
                 </select>
               </label>
             </div>

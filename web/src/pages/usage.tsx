@@ -1,5 +1,5 @@
 import { Empty, Load, useApi } from '../components/states.tsx';
-import { Legend, UsageChart } from '../components/usage-chart.tsx';
+import { Legend, RangeOptions, UsageChart } from '../components/usage-chart.tsx';
 import { Money } from '../components/money.tsx';
 import { count, tokensInOut, TotalsTable } from '../components/totals-table.tsx';
 import { nanoBig, nanoOf, nanoString, usdAxis } from '../money.ts';
@@ -68,10 +68,7 @@ export function UsagePage({ path }: { path: string }) {
         <label>
           Period
           <select value={range} onChange={select('range')}>
-            <option value="24h">Last 24 hours</option>
-            <option value="7d">Last 7 days</option>
-            <option value="30d">Last 30 days</option>
-            <option value="90d">Last 90 days</option>
+            <RangeOptions />
           </select>
         </label>
         <label>
