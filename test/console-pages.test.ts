@@ -59,6 +59,15 @@ if (missing !== null) {
           '({ scrollWidth: document.documentElement.scrollWidth, clientWidth: document.documentElement.clientWidth })',
         )) as { scrollWidth: number; clientWidth: number };
         assert.ok(scrollWidth <= clientWidth, `${name} at ${width} px: ${scrollWidth} px wide, wider than the ${clientWidth} px viewport`);
+        // A chart's axis labels stay inside its drawing (a narrow chart's left margin fits its longest amount).
+        const clipped = (await page.evaluate(`[...document.querySelectorAll('.usage-chart svg')].flatMap((svg) => {
+          const box = svg.getBoundingClientRect();
+          return [...svg.querySelectorAll('text')].filter((text) => {
+            const at = text.getBoundingClientRect();
+            return at.left < box.left - 0.5 || at.right > box.right + 0.5;
+          }).map((text) => text.textContent);
+        })`)) as string[];
+        assert.deepEqual(clipped, [], `${name} at ${width} px: chart labels cut off`);
         const violations = await seriousViolations(page);
         assert.deepEqual(violations, [], `${name} at ${width} px: serious or critical accessibility violations`);
       }

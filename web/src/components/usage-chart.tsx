@@ -72,7 +72,10 @@ export function UsageChart(props: {
   const totals = cells.map((column) => column.reduce((sum, value) => sum + value, 0));
   const top = Math.max(1, ...totals);
   const height = 220;
-  const left = width < 480 ? 56 : 80;
+  const axis = [0, 0.5, 1].map((share) => ({ share, text: props.format(top * share) }));
+  // Room for the longest amount on the axis (11 px digits are under 7 px wide), never under the usual margin.
+  const longest = Math.max(...axis.map((label) => label.text.length));
+  const left = Math.min(Math.round(width / 3), Math.max(width < 480 ? 56 : 80, 14 + 7 * longest));
   const bottom = 28;
   const plotWidth = width - left - 8;
   const plotHeight = height - bottom - 10;
@@ -84,11 +87,11 @@ export function UsageChart(props: {
   return (
     <div class="usage-chart" ref={box}>
       <svg width={width} height={height} role="img" aria-label={props.label}>
-        {[0, 0.5, 1].map((share) => (
+        {axis.map(({ share, text }) => (
           <g key={share}>
             <line x1={left} x2={width - 8} y1={y(top * share)} y2={y(top * share)} class="grid" />
             <text x={left - 6} y={y(top * share) + 4} text-anchor="end" class="axis">
-              {props.format(top * share)}
+              {text}
             </text>
           </g>
         ))}
