@@ -2,13 +2,12 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFile, spawn } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer, request as httpRequest, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
 import { demoConfigText } from '../src/config/demo-config.ts';
 import { startGatewayProcess, type GatewayProcess } from './helpers/gateway-process.ts';
+import { startRecordingProxy } from './helpers/recording-proxy.ts';
 
 /**
  * `gateway setup <tool> --write` into a fresh home, then the real Claude Code and Codex (the
@@ -65,31 +64,6 @@ function runTool(command: string, args: string[], options: { cwd: string; env: N
   });
 }
 
-/** Passes requests on to the gateway as they are, keeping each JSON body the tool sent. */
-async function startRecordingProxy(target: string): Promise<{ url: string; bodies: any[]; close(): Promise<void> }> {
-  const bodies: any[] = [];
-  const server: Server = createServer((incoming, outgoing) => {
-    const chunks: Buffer[] = [];
-    incoming.on('data', (chunk: Buffer) => chunks.push(chunk));
-    incoming.on('end', () => {
-      const body = Buffer.concat(chunks);
-      if (body.length && /json/.test(incoming.headers['content-type'] ?? '')) bodies.push(JSON.parse(body.toString('utf8')));
-      const forward = httpRequest(`${target}${incoming.url}`, { method: incoming.method, headers: incoming.headers }, (answer) => {
-        outgoing.writeHead(answer.statusCode!, answer.headers);
-        answer.pipe(outgoing);
-      });
-      forward.on('error', () => outgoing.destroy());
-      forward.end(body);
-    });
-  });
-  await new Promise<void>((ready) => server.listen(0, '127.0.0.1', ready));
-  return {
-    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
-    bodies,
-    close: () => new Promise((done) => server.close(() => done())),
-  };
-}
-
 let gateway: GatewayProcess;
 
 before(async () => {
@@ -142,7 +116,7 @@ describe('Claude Code', () => {
     assert.match(result.result, ANSWER);
     // What Claude Code takes the model to hold, and the most output it asks for: the gateway's limits.
     assert.equal(result.modelUsage['svc/balanced'].contextWindow, 150000);
-    const messages = proxy.bodies.filter((body) => Array.isArray(body.messages));
+    const messages = proxy.requests.map((request) => request.body).filter((body) => Array.isArray(body?.messages));
     assert.ok(messages.length >= 1);
     assert.deepEqual([...new Set(messages.map((body) => body.model))], ['svc/balanced']);
     assert.equal(Math.max(...messages.map((body) => body.max_tokens)), 12000);

@@ -1,6 +1,7 @@
 import { formatUsd } from '../lib/money.ts';
 import type { ApiKeyRecord, UsageSeriesRow } from './records.ts';
 import type { Store } from './store.ts';
+import type { UsageSqlRow } from './rows/ledger-rows.ts';
 
 /** The Store methods behind the console that each backend implements in its own module. */
 export type ConsoleMethods = Pick<
@@ -100,14 +101,8 @@ export function withKeyLimits(key: ApiKeyRecord, changes: KeyLimitChanges): ApiK
 export const UNKNOWN_MODEL = '(unknown)';
 
 /** A usage-series row as both backends' receipt query returns it; attempts come as [start, name, failed]. */
-export interface UsageSeriesSqlRow {
+export interface UsageSeriesSqlRow extends UsageSqlRow {
   start: string | Date;
-  name: string;
-  requests: number;
-  errors: number;
-  input_tokens: number;
-  output_tokens: number;
-  cost_nano: number;
 }
 
 export interface FailedAttemptsSqlRow {
