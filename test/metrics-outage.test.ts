@@ -44,7 +44,8 @@ if (pgMissing !== null) {
           done();
         },
       });
-      harness = await startHarness({ logger: pino({ level: 'warn' }, sink) as unknown as FastifyBaseLogger });
+      // The request in flight waits on its provider through every scrape below: longer than the harness's 1.5 s provider timeout on a loaded machine.
+      harness = await startHarness({ timeoutMs: 30_000, logger: pino({ level: 'warn' }, sink) as unknown as FastifyBaseLogger });
     });
 
     after(async () => {
